@@ -1,0 +1,140 @@
+//! Claiming (R-30..R-33): which active pods the owner keeps, adopts or releases, the
+//! exact patches, and what the API's answers mean.
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::OwnerKind;
+use crate::model::{Pod, ReplicaSet};
+use crate::selector::Selector;
+
+/// What claiming does with one pod.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ClaimKind {
+    /// set this owner as the pod's controller.
+    Adopt,
+    /// remove this owner's reference from a pod it no longer selects.
+    Release,
+}
+
+/// A patch the host sends to a pod (`PATCH /api/v1/namespaces/{ns}/pods/{name}`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClaimAction {
+    pub kind: ClaimKind,
+    pub namespace: String,
+    pub name: String,
+    pub uid: String,
+    /// `application/strategic-merge-patch+json` for releases and
+    /// `application/merge-patch+json` for adoptions, as upstream sends them.
+    pub patch_type: String,
+    /// The body, with the pod-UID precondition (`metadata.uid`).
+    pub patch: serde_json::Value,
+    /// Index of the pod in the sync input's `pods`.
+    pub pod_index: usize,
+}
+
+/// The verdict on one active pod.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Verdict {
+    /// Already controlled by this owner and selected.
+    Claimed,
+    /// Not this owner's business.
+    Ignored,
+    Adopt,
+    Release,
+}
+
+/// for one active pod.
+pub(crate) fn verdict(pod: &Pod, owner: &ReplicaSet, selector: &Selector) -> Verdict {
+    let owner_deleting = owner.metadata.deletion_timestamp.is_some();
+    let matches = selector.matches(pod.metadata.labels.as_ref());
+    match pod.metadata.controller_ref() {
+        Some(r) if r.uid != owner.metadata.uid => Verdict::Ignored,
+        Some(_) if matches => Verdict::Claimed,
+        Some(_) if owner_deleting => Verdict::Ignored,
+        Some(_) => Verdict::Release,
+        None if owner_deleting || !matches => Verdict::Ignored,
+        None if pod.metadata.deletion_timestamp.is_some() => Verdict::Ignored,
+        None if !owner.metadata.namespace.is_empty()
+            && owner.metadata.namespace != pod.metadata.namespace =>
+        {
+            Verdict::Ignored
+        }
+        None => Verdict::Adopt,
+    }
+}
+
+/// the adoption patch (`ownerRefControllerPatch`).
+pub fn adopt_patch(owner: &ReplicaSet, kind: &OwnerKind, pod: &Pod) -> serde_json::Value {
+    serde_json::json!({
+        "metadata": {
+            "ownerReferences": [{
+                "apiVersion": kind.api_version,
+                "kind": kind.kind,
+                "name": owner.metadata.name,
+                "uid": owner.metadata.uid,
+                "controller": true,
+                "blockOwnerDeletion": true,
+            }],
+            "uid": pod.metadata.uid,
+        }
+    })
+}
+
+/// the release patch (`GenerateDeleteOwnerRefStrategicMergeBytes`).
+pub fn release_patch(owner: &ReplicaSet, pod: &Pod) -> serde_json::Value {
+    serde_json::json!({
+        "metadata": {
+            "ownerReferences": [{"$patch": "delete", "uid": owner.metadata.uid}],
+            "uid": pod.metadata.uid,
+        }
+    })
+}
+
+pub(crate) fn action(
+    kind: ClaimKind,
+    owner: &ReplicaSet,
+    owner_kind: &OwnerKind,
+    pod: &Pod,
+    pod_index: usize,
+) -> ClaimAction {
+    let (patch_type, patch) = match kind {
+        ClaimKind::Adopt => (
+            "application/merge-patch+json",
+            adopt_patch(owner, owner_kind, pod),
+        ),
+        ClaimKind::Release => (
+            "application/strategic-merge-patch+json",
+            release_patch(owner, pod),
+        ),
+    };
+    ClaimAction {
+        kind,
+        namespace: pod.metadata.namespace.clone(),
+        name: pod.metadata.name.clone(),
+        uid: pod.metadata.uid.clone(),
+        patch_type: patch_type.into(),
+        patch,
+        pod_index,
+    }
+}
+
+/// may this owner adopt, judged from a live (uncached) read of it? `Err` carries
+/// upstream's message.
+pub fn can_adopt(cached: &ReplicaSet, live: &ReplicaSet) -> Result<(), String> {
+    let m = &cached.metadata;
+    if live.metadata.uid != m.uid {
+        return Err(format!(
+            "original {}/{} is gone: got uid {}, wanted {}",
+            m.namespace, m.name, live.metadata.uid, m.uid
+        ));
+    }
+    if let Some(t) = live.metadata.deletion_timestamp {
+        return Err(format!(
+            "{}/{} has just been deleted at {}",
+            m.namespace, m.name, t
+        ));
+    }
+    Ok(())
+}

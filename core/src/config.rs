@@ -1,0 +1,189 @@
+//! What a host configures: burst size, owner kind and the feature gates that change
+//! decisions (C-1, §16), with the defaults of Kubernetes v1.36.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Error;
+
+/// Upstream's `BurstReplicas` (C-1): creates or deletes issued per sync at most.
+pub const DEFAULT_BURST_REPLICAS: usize = 500;
+
+/// The API group/version and kind of the owner the engine manages (upstream parametrises
+/// the same controller for ReplicaSets and ReplicationControllers).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OwnerKind {
+    pub api_version: String,
+    pub kind: String,
+}
+
+impl OwnerKind {
+    pub fn replica_set() -> Self {
+        OwnerKind {
+            api_version: "apps/v1".into(),
+            kind: "ReplicaSet".into(),
+        }
+    }
+
+    pub fn replication_controller() -> Self {
+        OwnerKind {
+            api_version: "v1".into(),
+            kind: "ReplicationController".into(),
+        }
+    }
+
+    /// `EnableStatusTerminatingReplicas`: true for every kind but ReplicationController.
+    pub fn reports_terminating_replicas(&self) -> bool {
+        self.kind != "ReplicationController"
+    }
+}
+
+impl Default for OwnerKind {
+    fn default() -> Self {
+        OwnerKind::replica_set()
+    }
+}
+
+/// The feature gates that change the controller's decisions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct FeatureGates {
+    /// R-72 rule 4 (beta, on since 1.22).
+    pub pod_deletion_cost: bool,
+    /// R-72 rules 6 and 8 (GA and locked on since 1.31).
+    pub logarithmic_scale_down: bool,
+    /// `status.terminatingReplicas` (beta, on since 1.35).
+    pub deployment_replica_set_terminating_replicas: bool,
+    /// S-2: the stale-cache guard (beta, on since 1.36).
+    pub stale_controller_consistency_replica_set: bool,
+}
+
+impl Default for FeatureGates {
+    fn default() -> Self {
+        FeatureGates::for_version(1, 36)
+    }
+}
+
+impl FeatureGates {
+    /// The gate defaults of Kubernetes `major.minor` (§16).
+    pub fn for_version(major: u32, minor: u32) -> Self {
+        let at_least = |m: u32| major > 1 || (major == 1 && minor >= m);
+        FeatureGates {
+            pod_deletion_cost: at_least(22),
+            logarithmic_scale_down: at_least(22),
+            deployment_replica_set_terminating_replicas: at_least(35),
+            stale_controller_consistency_replica_set: at_least(36),
+        }
+    }
+}
+
+/// Engine configuration. `Config::default()` is kube-controller-manager v1.36.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Config {
+    pub burst_replicas: usize,
+    pub owner_kind: OwnerKind,
+    pub feature_gates: FeatureGates,
+    /// The Kubernetes version whose behaviour is emulated, as `"1.30"`; `None` = 1.36.
+    /// LogarithmicScaleDown can only be off when emulating a version before 1.31.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub emulation_version: Option<String>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            burst_replicas: DEFAULT_BURST_REPLICAS,
+            owner_kind: OwnerKind::default(),
+            feature_gates: FeatureGates::default(),
+            emulation_version: None,
+        }
+    }
+}
+
+impl Config {
+    /// A configuration pinned to the gate defaults of Kubernetes `1.minor`.
+    pub fn for_version(minor: u32) -> Self {
+        Config {
+            feature_gates: FeatureGates::for_version(1, minor),
+            emulation_version: (minor != 36).then(|| format!("1.{minor}")),
+            ..Config::default()
+        }
+    }
+
+    /// Checks the combination; every entry point calls this first.
+    pub fn validate(&self) -> Result<(), Error> {
+        if self.burst_replicas == 0 {
+            return Err(Error::Config {
+                path: "config.burstReplicas".into(),
+                message: "must be at least 1".into(),
+            });
+        }
+        if self.owner_kind.kind.is_empty() || self.owner_kind.api_version.is_empty() {
+            return Err(Error::Config {
+                path: "config.ownerKind".into(),
+                message: "apiVersion and kind are required".into(),
+            });
+        }
+        let (major, minor) = self.version()?;
+        let locked = major > 1 || minor >= 31;
+        if locked && !self.feature_gates.logarithmic_scale_down {
+            return Err(Error::Config {
+                path: "config.featureGates.LogarithmicScaleDown".into(),
+                message: format!(
+                    "is locked to true in {major}.{minor}; set emulationVersion below 1.31 to turn it off"
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    fn version(&self) -> Result<(u32, u32), Error> {
+        let Some(v) = &self.emulation_version else {
+            return Ok((1, 36));
+        };
+        let bad = || Error::Config {
+            path: "config.emulationVersion".into(),
+            message: format!("{v:?} is not a version like \"1.30\""),
+        };
+        let (a, b) = v.trim_start_matches('v').split_once('.').ok_or_else(bad)?;
+        Ok((a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_v1_36() {
+        let c = Config::default();
+        assert_eq!(c.burst_replicas, 500);
+        assert!(c.feature_gates.pod_deletion_cost);
+        assert!(c.feature_gates.logarithmic_scale_down);
+        assert!(c.feature_gates.deployment_replica_set_terminating_replicas);
+        assert!(c.validate().is_ok());
+    }
+
+    #[test]
+    fn logarithmic_scale_down_is_locked_from_1_31() {
+        let mut c = Config::default();
+        c.feature_gates.logarithmic_scale_down = false;
+        assert!(c.validate().is_err());
+        c.emulation_version = Some("1.30".into());
+        assert!(c.validate().is_ok());
+        let old = Config::for_version(21);
+        assert!(!old.feature_gates.logarithmic_scale_down);
+        assert!(!old.feature_gates.pod_deletion_cost);
+        assert!(old.validate().is_ok());
+    }
+
+    #[test]
+    fn zero_burst_is_refused() {
+        let c = Config {
+            burst_replicas: 0,
+            ..Config::default()
+        };
+        assert!(c.validate().is_err());
+    }
+}

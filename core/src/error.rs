@@ -1,0 +1,57 @@
+//! Errors. Every one names the field path of the input it is about, in the JSON spelling
+//! (`pods[3].status.conditions[0].lastTransitionTime`), and says what was wrong.
+
+/// Everything an entry point of the engine can refuse.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// The input is not of the expected shape: wrong JSON type, bad timestamp, bad syntax.
+    #[error("{path}: {message}")]
+    Malformed { path: String, message: String },
+    /// A count that must not be negative is.
+    #[error("{path}: must not be negative (got {value})")]
+    Negative { path: String, value: i64 },
+    /// A field the decision needs is absent or empty.
+    #[error("{path}: is required")]
+    Missing { path: String },
+    /// The same pod (namespace/name) is given twice.
+    #[error("{path}: pod {key} is given twice (first at {first})")]
+    DuplicatePod {
+        path: String,
+        key: String,
+        first: String,
+    },
+    /// The configuration is not a combination upstream allows.
+    #[error("{path}: {message}")]
+    Config { path: String, message: String },
+    /// A host's outcome does not fit the plan it reports on.
+    #[error("{path}: {message}")]
+    Outcome { path: String, message: String },
+}
+
+impl Error {
+    /// The JSON path of the offending field.
+    pub fn path(&self) -> &str {
+        match self {
+            Error::Malformed { path, .. }
+            | Error::Negative { path, .. }
+            | Error::Missing { path }
+            | Error::DuplicatePod { path, .. }
+            | Error::Config { path, .. }
+            | Error::Outcome { path, .. } => path,
+        }
+    }
+
+    /// A stable machine-readable code (used as `error.code` in JavaScript).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::Malformed { .. } => "MALFORMED",
+            Error::Negative { .. } => "NEGATIVE",
+            Error::Missing { .. } => "MISSING",
+            Error::DuplicatePod { .. } => "DUPLICATE_POD",
+            Error::Config { .. } => "INVALID_CONFIG",
+            Error::Outcome { .. } => "OUTCOME_MISMATCH",
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

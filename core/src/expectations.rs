@@ -1,0 +1,159 @@
+//! Expectations (R-40..R-46): what the controller waits to see from the watch before it
+//! acts again for an owner. A pure value per owner key; every operation returns the next
+//! value, and `now` is always an argument.
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+
+use crate::time::{Duration, Time};
+
+/// C-3: expectations older than this are treated as satisfied (strictly greater).
+pub const EXPECTATIONS_TTL: Duration = Duration::from_seconds(300);
+
+/// The stored record of one owner key: counts, when they were set, and the pod keys
+/// (`namespace/name`) whose deletion is awaited (UID-tracking expectations).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExpectationsRecord {
+    pub add: i64,
+    pub del: i64,
+    pub timestamp: Time,
+    #[serde(default)]
+    pub deletion_keys: BTreeSet<String>,
+}
+
+/// The expectations of one owner key: `None` when nothing is recorded.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Expectations(pub Option<ExpectationsRecord>);
+
+impl Expectations {
+    pub fn none() -> Self {
+        Expectations(None)
+    }
+
+    pub fn record(&self) -> Option<&ExpectationsRecord> {
+        self.0.as_ref()
+    }
+
+    /// no record, or nothing outstanding (`add <= 0 && del <= 0`), or expired
+    /// (`now - timestamp > 5 min`).
+    pub fn satisfied(&self, now: Time) -> bool {
+        match &self.0 {
+            None => true,
+            Some(r) => (r.add <= 0 && r.del <= 0) || r.expired(now),
+        }
+    }
+
+    /// `SetExpectations`: counts replaced, timestamp reset, deletion keys kept.
+    pub fn set(self, add: i64, del: i64, now: Time) -> Self {
+        let deletion_keys = self.0.map(|r| r.deletion_keys).unwrap_or_default();
+        Expectations(Some(ExpectationsRecord {
+            add,
+            del,
+            timestamp: now,
+            deletion_keys,
+        }))
+    }
+
+    /// `ExpectCreations(n)` = set(n, 0); the deletion keys are not cleared.
+    pub fn expect_creations(self, n: i64, now: Time) -> Self {
+        self.set(n, 0, now)
+    }
+
+    /// `ExpectDeletions(keys)`: keys := the distinct keys, counts := (0, |keys|).
+    pub fn expect_deletions<I, S>(self, keys: I, now: Time) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let deletion_keys: BTreeSet<String> = keys.into_iter().map(Into::into).collect();
+        let del = deletion_keys.len() as i64;
+        Expectations(Some(ExpectationsRecord {
+            add: 0,
+            del,
+            timestamp: now,
+            deletion_keys,
+        }))
+    }
+
+    /// `CreationObserved`: add − 1 if a record exists; the timestamp is kept.
+    pub fn creation_observed(self) -> Self {
+        self.lower(1, 0)
+    }
+
+    /// `DeletionObserved(key)`: only for an awaited key, del − 1 and forget the key.
+    pub fn deletion_observed(self, pod_key: &str) -> Self {
+        let mut this = self;
+        if let Some(r) = this.0.as_mut() {
+            if r.deletion_keys.remove(pod_key) {
+                r.del -= 1;
+            }
+        }
+        this
+    }
+
+    /// `LowerExpectations(add, del)` (no-op without a record).
+    pub fn lower(self, add: i64, del: i64) -> Self {
+        Expectations(self.0.map(|mut r| {
+            r.add = r.add.saturating_sub(add);
+            r.del = r.del.saturating_sub(del);
+            r
+        }))
+    }
+
+    /// `RaiseExpectations(add, del)` (no-op without a record).
+    pub fn raise(self, add: i64, del: i64) -> Self {
+        Expectations(self.0.map(|mut r| {
+            r.add = r.add.saturating_add(add);
+            r.del = r.del.saturating_add(del);
+            r
+        }))
+    }
+
+    /// `DeleteExpectations`: the record and its keys are gone.
+    pub fn deleted(self) -> Self {
+        Expectations(None)
+    }
+}
+
+impl ExpectationsRecord {
+    /// C-3: strictly older than the TTL.
+    pub fn expired(&self, now: Time) -> bool {
+        now.since(self.timestamp) > EXPECTATIONS_TTL
+    }
+}
+
+/// What a host must do to an owner's expectations; applied with [`ExpectationsChange::apply`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "camelCase")]
+pub enum ExpectationsChange {
+    /// before creating, `ExpectCreations(count)`.
+    ExpectCreations { count: i64 },
+    /// before deleting, `ExpectDeletions(keys)`.
+    ExpectDeletions { keys: Vec<String> },
+    /// `CreationObserved` once per creation that was skipped or failed.
+    LowerCreations { count: i64 },
+    /// ..R-95: `DeletionObserved(key)` (failed deletes, observed deletions).
+    DeletionObserved { key: String },
+    /// `CreationObserved` for an observed pod.
+    CreationObserved,
+    /// R-91b: `DeleteExpectations`.
+    Delete,
+}
+
+impl ExpectationsChange {
+    pub fn apply(&self, e: Expectations, now: Time) -> Expectations {
+        match self {
+            ExpectationsChange::ExpectCreations { count } => e.expect_creations(*count, now),
+            ExpectationsChange::ExpectDeletions { keys } => {
+                e.expect_deletions(keys.iter().cloned(), now)
+            }
+            ExpectationsChange::LowerCreations { count } => e.lower(*count, 0),
+            ExpectationsChange::DeletionObserved { key } => e.deletion_observed(key),
+            ExpectationsChange::CreationObserved => e.creation_observed(),
+            ExpectationsChange::Delete => e.deleted(),
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! Inputs: parsing from JSON with the field path of every error, and the checks that a
+//! well-typed input can still fail (negative counts, missing names, duplicate pods).
+
+use std::collections::HashMap;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::expectations::Expectations;
+use crate::model::{Pod, ReplicaSet};
+use crate::time::Time;
+
+/// Everything one sync decides from (§2).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SyncInput {
+    /// The controller clock: status, availability, requeue, expectations, ranking.
+    pub now: Time,
+    /// The owner as the host's cache holds it.
+    #[serde(alias = "replicaSet")]
+    pub owner: ReplicaSet,
+    /// Other owners in the cache (siblings under the same Deployment matter, R-45).
+    #[serde(default, alias = "otherReplicaSets")]
+    pub other_owners: Vec<ReplicaSet>,
+    /// The pods the host's cache holds; the engine picks the owner's and the orphans of
+    /// its namespace (R-20..R-22) and the related ones.
+    #[serde(default)]
+    pub pods: Vec<Pod>,
+    /// The owner's expectations before this sync.
+    #[serde(default)]
+    pub expectations: Expectations,
+    /// S-2: false when the host's informers have not yet seen the owner's latest writes.
+    #[serde(default = "yes")]
+    pub cache_is_fresh: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// Parses JSON into `T`; a failure names the JSON path of the offending field.
+pub fn from_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
+    let de = &mut serde_json::Deserializer::from_slice(bytes);
+    serde_path_to_error::deserialize(de).map_err(|e| path_error(e.path().to_string(), e.inner()))
+}
+
+/// Converts a `serde_json::Value` into `T` with the field path of every error.
+pub fn from_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T> {
+    serde_path_to_error::deserialize(value).map_err(|e| path_error(e.path().to_string(), e.inner()))
+}
+
+fn path_error(path: String, inner: &serde_json::Error) -> Error {
+    let mut message = inner.to_string();
+    // serde_json appends " at line L column C" for syntax errors; keep it (it locates the
+    // error in the text), but drop it for type errors whose path already says where.
+    if !inner.is_syntax() && !inner.is_eof() {
+        if let Some(i) = message.find(" at line ") {
+            message.truncate(i);
+        }
+    }
+    Error::Malformed {
+        path: if path.is_empty() { ".".into() } else { path },
+        message,
+    }
+}
+
+impl SyncInput {
+    /// Parses and validates a sync input from JSON text.
+    pub fn from_json(bytes: &[u8]) -> Result<SyncInput> {
+        let input: SyncInput = from_json(bytes)?;
+        input.validate()?;
+        Ok(input)
+    }
+
+    /// The checks types cannot express (R-21, E-08, §2).
+    pub fn validate(&self) -> Result<()> {
+        validate_owner(&self.owner, "owner")?;
+        for (i, rs) in self.other_owners.iter().enumerate() {
+            validate_owner_counts(rs, &format!("otherOwners[{i}]"))?;
+        }
+        validate_pods(&self.pods, "pods")
+    }
+}
+
+/// an owner needs a namespace, name and UID; counts must not be negative.
+pub fn validate_owner(rs: &ReplicaSet, path: &str) -> Result<()> {
+    for (field, value) in [
+        ("name", &rs.metadata.name),
+        ("namespace", &rs.metadata.namespace),
+        ("uid", &rs.metadata.uid),
+    ] {
+        if value.is_empty() {
+            return Err(Error::Missing {
+                path: format!("{path}.metadata.{field}"),
+            });
+        }
+    }
+    validate_owner_counts(rs, path)
+}
+
+fn validate_owner_counts(rs: &ReplicaSet, path: &str) -> Result<()> {
+    if let Some(r) = rs.spec.replicas.filter(|r| *r < 0) {
+        return Err(Error::Negative {
+            path: format!("{path}.spec.replicas"),
+            value: i64::from(r),
+        });
+    }
+    if rs.spec.min_ready_seconds < 0 {
+        return Err(Error::Negative {
+            path: format!("{path}.spec.minReadySeconds"),
+            value: i64::from(rs.spec.min_ready_seconds),
+        });
+    }
+    Ok(())
+}
+
+/// Every pod needs a name; no two pods may share namespace and name (E-08).
+pub fn validate_pods(pods: &[Pod], path: &str) -> Result<()> {
+    let mut seen: HashMap<(&str, &str), usize> = HashMap::with_capacity(pods.len());
+    for (i, p) in pods.iter().enumerate() {
+        if p.metadata.name.is_empty() {
+            return Err(Error::Missing {
+                path: format!("{path}[{i}].metadata.name"),
+            });
+        }
+        if let Some(first) = seen.insert((p.namespace(), p.name()), i) {
+            return Err(Error::DuplicatePod {
+                path: format!("{path}[{i}].metadata.name"),
+                key: p.key(),
+                first: format!("{path}[{first}]"),
+            });
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,77 @@
+//! # replicore
+//!
+//! The decisions of the Kubernetes ReplicaSet controller as a pure engine: snapshots in,
+//! decisions out, no I/O, no clock, no global state. Given the owner, the pods and the
+//! expectations at an instant `now`, [`plan`] says which pods to adopt or release, how
+//! many to create in which slow-start batches, which to delete and why those; the host
+//! makes the API calls and hands their results to [`complete`], which says what status
+//! to write, how to correct the expectations, which events to record and when to look
+//! again. [`on_pod_event`] and [`on_owner_event`] say what a watch event asks for.
+//!
+//! Rules are cited by the ids of the behavioural specification (R-xx, S-x, E-xx); each
+//! family lives in one module: [`selector`], [`owner`], [`claim`], [`expectations`],
+//! [`slowstart`], [`rank`], [`status`], [`availability`], [`events`], [`sync`].
+//!
+//! ```
+//! use replicore::{plan, Config, SyncInput};
+//! let input = SyncInput::from_json(br#"{
+//!   "now": "2026-11-21T04:40:12Z",
+//!   "owner": {"metadata": {"name": "web", "namespace": "default", "uid": "u1"},
+//!             "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}},
+//!                      "template": {"metadata": {"labels": {"app": "web"}}}}},
+//!   "pods": []
+//! }"#).unwrap();
+//! let config = Config::default();
+//! let plan = plan(&input, &config).unwrap();
+//! match &plan.manage {
+//!     replicore::Manage::Create(c) => assert_eq!((c.count, c.batches.clone()), (3, vec![1, 2])),
+//!     other => panic!("expected creates, got {other:?}"),
+//! }
+//! ```
+
+#![forbid(unsafe_code)]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
+
+pub mod availability;
+pub mod claim;
+pub mod config;
+pub mod error;
+pub mod events;
+pub mod expectations;
+pub mod input;
+pub mod model;
+pub mod outcome;
+pub mod owner;
+pub mod pods;
+pub mod rank;
+pub mod selector;
+pub mod slowstart;
+pub mod status;
+pub mod sync;
+pub mod template;
+pub mod time;
+
+pub use config::{Config, FeatureGates, OwnerKind, DEFAULT_BURST_REPLICAS};
+pub use error::{Error, Result};
+pub use events::{on_owner_event, on_pod_event, EventDecision, OwnerEvent, PodEvent};
+pub use expectations::{Expectations, ExpectationsChange, ExpectationsRecord, EXPECTATIONS_TTL};
+pub use input::SyncInput;
+pub use model::{LabelSelector, Pod, ReplicaSet, ReplicaSetStatus};
+pub use outcome::{ApiError, CallResult, ClaimOutcome, LiveOwner, SyncOutcome};
+pub use rank::{RankRule, RankedPod};
+pub use selector::Selector;
+pub use sync::{
+    complete, plan, Completion, CreatePlan, DeletePlan, Event, Halt, Idle, Manage, Requeue,
+    SyncPlan, Victim,
+};
+pub use time::{Duration, Time};

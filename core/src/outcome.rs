@@ -1,0 +1,121 @@
+//! What the host reports back: the result of each API call it made for a plan.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::ReplicaSet;
+
+/// An error answer of the API server (`metav1.Status` of a failed call).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApiError {
+    /// The `StatusReason`: `NotFound`, `Conflict`, `Forbidden`, `Invalid`, `InternalError`…
+    #[serde(default)]
+    pub reason: String,
+    /// The error text, as `err.Error()` prints it.
+    #[serde(default)]
+    pub message: String,
+    /// HTTP status code, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<u16>,
+    /// The `details.causes[].reason` values (e.g. `NamespaceTerminating`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub causes: Vec<String>,
+}
+
+impl ApiError {
+    pub fn new(reason: &str, message: impl Into<String>) -> Self {
+        ApiError {
+            reason: reason.into(),
+            message: message.into(),
+            code: None,
+            causes: Vec::new(),
+        }
+    }
+
+    /// `apierrors.IsNotFound`.
+    pub fn is_not_found(&self) -> bool {
+        self.reason == "NotFound" || self.code == Some(404)
+    }
+
+    /// `apierrors.IsInvalid`.
+    pub fn is_invalid(&self) -> bool {
+        self.reason == "Invalid" || self.code == Some(422)
+    }
+
+    /// `HasStatusCause(err, NamespaceTerminating)`.
+    pub fn is_namespace_terminating(&self) -> bool {
+        self.causes.iter().any(|c| c == "NamespaceTerminating")
+    }
+}
+
+/// The result of one API call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "result", rename_all = "camelCase")]
+pub enum CallResult {
+    /// The call succeeded; for a create, `name` is the created pod's name.
+    Ok {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+    },
+    /// The API answered with an error.
+    Error(ApiError),
+    /// The call was not made (an adoption after a failed owner re-check).
+    Skipped,
+}
+
+impl CallResult {
+    pub fn ok() -> Self {
+        CallResult::Ok { name: None }
+    }
+
+    pub fn created(name: impl Into<String>) -> Self {
+        CallResult::Ok {
+            name: Some(name.into()),
+        }
+    }
+
+    pub fn error(reason: &str, message: impl Into<String>) -> Self {
+        CallResult::Error(ApiError::new(reason, message))
+    }
+
+    pub fn as_error(&self) -> Option<&ApiError> {
+        match self {
+            CallResult::Error(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// the live (uncached) read of the owner made before the first adoption.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum LiveOwner {
+    Found(Box<ReplicaSet>),
+    Failed(ApiError),
+}
+
+/// The results of the claim patches.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClaimOutcome {
+    /// The live read of the owner, when the plan asked for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub live_owner: Option<LiveOwner>,
+    /// One result per planned claim, in the plan's order.
+    #[serde(default)]
+    pub results: Vec<CallResult>,
+}
+
+/// Everything the host did for a plan.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SyncOutcome {
+    #[serde(default)]
+    pub claims: ClaimOutcome,
+    /// One result per create call, in the order the calls were issued.
+    #[serde(default)]
+    pub creates: Vec<CallResult>,
+    /// One result per planned deletion, in the plan's order.
+    #[serde(default)]
+    pub deletes: Vec<CallResult>,
+}

@@ -1,0 +1,87 @@
+//! Slow start (C-2, R-52): creates go out in batches of 1, 2, 4, … (the last one cut to
+//! what remains); every call of a batch is issued, and a batch with any failure is the
+//! last one.
+
+/// C-2: the first batch's size.
+pub const SLOW_START_INITIAL_BATCH_SIZE: usize = 1;
+
+/// The batch sizes for `count` calls starting at `initial`: `min(initial, count)`,
+/// then doubling, the last cut to what remains. `count == 0` ⇒ no batches.
+pub fn batch_sizes(count: usize, initial: usize) -> Vec<usize> {
+    let mut sizes = Vec::new();
+    let mut remaining = count;
+    let mut size = initial.max(1).min(count);
+    while remaining > 0 {
+        sizes.push(size);
+        remaining -= size;
+        size = size.saturating_mul(2).min(remaining);
+    }
+    sizes
+}
+
+/// How far a slow start got, given which calls failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SlowStartResult {
+    /// Calls that succeeded (a call "treated as success" counts, R-53).
+    pub successes: usize,
+    /// Calls issued: every call of every batch started.
+    pub calls: usize,
+    /// The batches that were started.
+    pub batches: Vec<usize>,
+    /// The index (0-based, call order) of the first failed call.
+    pub first_failure: Option<usize>,
+}
+
+/// Runs the schedule over per-call results (`true` = success), in call order: stops after
+/// the first batch that has a failure. `failed(i)` answers for call `i` (0-based).
+pub fn run(count: usize, initial: usize, mut failed: impl FnMut(usize) -> bool) -> SlowStartResult {
+    let mut result = SlowStartResult {
+        successes: 0,
+        calls: 0,
+        batches: Vec::new(),
+        first_failure: None,
+    };
+    for size in batch_sizes(count, initial) {
+        result.batches.push(size);
+        let start = result.calls;
+        for i in start..start + size {
+            if failed(i) {
+                result.first_failure.get_or_insert(i);
+            } else {
+                result.successes += 1;
+            }
+        }
+        result.calls += size;
+        if result.first_failure.is_some() {
+            break;
+        }
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn r52_batches_double_and_the_last_is_cut() {
+        assert_eq!(batch_sizes(10, 1), vec![1, 2, 4, 3]);
+        assert_eq!(batch_sizes(0, 1), Vec::<usize>::new());
+        assert_eq!(batch_sizes(1, 1), vec![1]);
+        assert_eq!(batch_sizes(7, 1), vec![1, 2, 4]);
+        assert_eq!(batch_sizes(500, 1), vec![1, 2, 4, 8, 16, 32, 64, 128, 245]);
+    }
+
+    /// Upstream TestSlowStartBatch (A25): count 10, calls beyond `limit` fail.
+    #[test]
+    fn r52_upstream_slow_start_table() {
+        for (limit, successes, calls, err) in
+            [(0, 0, 1, true), (10, 10, 10, false), (5, 5, 7, true)]
+        {
+            let r = run(10, 1, |i| i >= limit);
+            assert_eq!(r.successes, successes, "limit {limit}");
+            assert_eq!(r.calls, calls, "limit {limit}");
+            assert_eq!(r.first_failure.is_some(), err, "limit {limit}");
+        }
+    }
+}

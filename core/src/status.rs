@@ -1,0 +1,130 @@
+//! The status the controller writes (R-80..R-82) and whether it writes it.
+
+use crate::config::{FeatureGates, OwnerKind};
+use crate::model::{Pod, ReplicaSet, ReplicaSetCondition, ReplicaSetStatus};
+use crate::pods;
+use crate::selector::Selector;
+use crate::time::Time;
+
+/// C-8: the only condition type the controller manages.
+pub const REPLICA_FAILURE: &str = "ReplicaFailure";
+
+/// What `calculateStatus` needs besides the pods.
+#[derive(Clone, Copy, Debug)]
+pub struct StatusContext<'a> {
+    pub gates: &'a FeatureGates,
+    pub owner_kind: &'a OwnerKind,
+    /// The error `manageReplicas` returned, if any (its text becomes the message).
+    pub manage_error: Option<&'a str>,
+    pub now: Time,
+    /// The wall clock for a newly added condition's `lastTransitionTime` (upstream uses
+    /// `metav1.Now()`); hosts pass `now`.
+    pub wall_clock: Time,
+}
+
+/// R-80..R-82 (`calculateStatus`): counters over the claimed active pods, the optional
+/// terminating count, and the ReplicaFailure condition. `observedGeneration` is copied.
+pub fn calculate(
+    rs: &ReplicaSet,
+    active: &[&Pod],
+    terminating: usize,
+    ctx: StatusContext<'_>,
+) -> ReplicaSetStatus {
+    let mut status = rs.status.clone();
+    let template = Selector::from_labels(rs.spec.template.labels());
+    let min_ready = rs.spec.min_ready_seconds;
+    let (mut fully, mut ready, mut available) = (0i64, 0i64, 0i64);
+    for p in active {
+        if template.matches(p.metadata.labels.as_ref()) {
+            fully += 1;
+        }
+        if pods::is_ready(p) {
+            ready += 1;
+            if pods::is_available(p, min_ready, ctx.now) {
+                available += 1;
+            }
+        }
+    }
+    // stored as int32 (Go truncates).
+    status.replicas = active.len() as i32;
+    status.fully_labeled_replicas = fully as i32;
+    status.ready_replicas = ready as i32;
+    status.available_replicas = available as i32;
+    //
+    status.terminating_replicas = (ctx.gates.deployment_replica_set_terminating_replicas
+        && ctx.owner_kind.reports_terminating_replicas())
+    .then_some(terminating as i32);
+
+    //
+    let has_failure = status
+        .conditions
+        .iter()
+        .flatten()
+        .any(|c| c.type_ == REPLICA_FAILURE);
+    match ctx.manage_error {
+        Some(message) if !has_failure => {
+            let desired = i64::from(rs.spec.desired());
+            let have = active.len() as i64;
+            let reason = match have.cmp(&desired) {
+                std::cmp::Ordering::Less => "FailedCreate",
+                std::cmp::Ordering::Greater => "FailedDelete",
+                std::cmp::Ordering::Equal => "",
+            };
+            set_condition(
+                &mut status,
+                ReplicaSetCondition {
+                    type_: REPLICA_FAILURE.into(),
+                    status: "True".into(),
+                    last_transition_time: Some(ctx.wall_clock),
+                    reason: reason.into(),
+                    message: message.into(),
+                },
+            );
+        }
+        Some(_) => {}
+        None if has_failure => remove_condition(&mut status, REPLICA_FAILURE),
+        None => {}
+    }
+    status
+}
+
+/// `SetCondition`: same type with the same status and reason ⇒ unchanged; otherwise every
+/// condition of that type is dropped and the new one appended.
+pub fn set_condition(status: &mut ReplicaSetStatus, cond: ReplicaSetCondition) {
+    let conds = status.conditions.get_or_insert_with(Vec::new);
+    let current = conds.iter().find(|c| c.type_ == cond.type_);
+    if current.is_some_and(|c| c.status == cond.status && c.reason == cond.reason) {
+        return;
+    }
+    conds.retain(|c| c.type_ != cond.type_);
+    conds.push(cond);
+}
+
+/// `RemoveCondition`: drops every condition of the type; an emptied list becomes absent.
+pub fn remove_condition(status: &mut ReplicaSetStatus, type_: &str) {
+    if let Some(conds) = status.conditions.as_mut() {
+        conds.retain(|c| c.type_ != type_);
+        if conds.is_empty() {
+            status.conditions = None;
+        }
+    }
+}
+
+/// no write iff every counter is unchanged, terminatingReplicas is equal as an
+/// optional, the generation is already observed and the conditions are deep-equal.
+pub fn needs_write(rs: &ReplicaSet, new: &ReplicaSetStatus) -> bool {
+    let old = &rs.status;
+    !(old.replicas == new.replicas
+        && old.fully_labeled_replicas == new.fully_labeled_replicas
+        && old.ready_replicas == new.ready_replicas
+        && old.available_replicas == new.available_replicas
+        && old.terminating_replicas == new.terminating_replicas
+        && rs.metadata.generation.unwrap_or(0) == old.observed_generation
+        && old.conditions == new.conditions)
+}
+
+/// the status as written: `observedGeneration` set to the owner's generation.
+pub fn to_write(rs: &ReplicaSet, mut new: ReplicaSetStatus) -> ReplicaSetStatus {
+    new.observed_generation = rs.metadata.generation.unwrap_or(0);
+    new
+}
