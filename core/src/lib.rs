@@ -47,6 +47,7 @@ pub mod claim;
 pub mod config;
 pub mod error;
 pub mod events;
+pub mod explain;
 pub mod expectations;
 pub mod input;
 pub mod model;
