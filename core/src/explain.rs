@@ -1,3 +1,564 @@
 //! What a sync would do now for each ReplicaSet of a `kubectl get rs,pods -o json`
 //! snapshot, and which pods a scale-down would delete, with the deciding rule.
-//! (Being written.)
+//!
+//! Explain decides nothing itself: it parses the snapshot, runs [`sync::plan`] once per
+//! ReplicaSet (claims R-30/R-31, manage §9, ranking R-70..R-74) and [`rank::rank`] for a
+//! scale-down preview, and counts pods with the predicates of [`pods`] (R-01..R-06).
+//!
+//! ```
+//! use replicore::explain::{explain_json, ExplainOptions, SyncAction};
+//! use replicore::Time;
+//! let list = br#"{"apiVersion": "v1", "kind": "List", "items": [
+//!   {"apiVersion": "apps/v1", "kind": "ReplicaSet",
+//!    "metadata": {"name": "web", "namespace": "default", "uid": "u1"},
+//!    "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+//!             "template": {"metadata": {"labels": {"app": "web"}}}}}
+//! ]}"#;
+//! let now = Time::parse("2026-11-21T05:00:00Z").unwrap().unwrap();
+//! let explanation = explain_json(list, &ExplainOptions::at(now)).unwrap();
+//! let web = &explanation.owners[0];
+//! assert!(matches!(&web.sync, SyncAction::Create { count: 2, batches, .. } if batches == &[1, 1]));
+//! ```
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::claim::ClaimKind;
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::expectations::Expectations;
+use crate::input::{self, SyncInput};
+use crate::model::{ObjectList, Pod, ReplicaSet};
+use crate::owner;
+use crate::pods;
+use crate::rank::{self, RankFacts, RankRule};
+use crate::selector::Selector;
+use crate::sync::{self, Halt, Idle, Manage};
+use crate::time::Time;
+
+/// What to explain, and as of when.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExplainOptions {
+    /// The controller clock (readiness, availability, ranking buckets).
+    pub now: Time,
+    /// Preview a scale-down of each explained ReplicaSet to this many replicas.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<i32>,
+    /// Explain only the ReplicaSet with this name (or `namespace/name`); the others
+    /// still count as its siblings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
+    #[serde(default)]
+    pub config: Config,
+}
+
+impl ExplainOptions {
+    /// Every ReplicaSet, no preview, kube-controller-manager v1.36 defaults.
+    pub fn at(now: Time) -> Self {
+        ExplainOptions {
+            now,
+            replicas: None,
+            owner: None,
+            config: Config::default(),
+        }
+    }
+}
+
+/// The explanation of a whole snapshot.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Explanation {
+    pub now: Time,
+    /// Objects read: ReplicaSets, pods, and items of other kinds (ignored).
+    pub replica_sets: usize,
+    pub pods: usize,
+    pub ignored: usize,
+    /// One per explained ReplicaSet, by namespace and name.
+    pub owners: Vec<OwnerExplanation>,
+}
+
+/// What one sync of a ReplicaSet would do now.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OwnerExplanation {
+    pub namespace: String,
+    pub name: String,
+    /// `Kind/name` of its controller (a Deployment), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub controller: Option<String>,
+    /// `spec.replicas`.
+    pub desired: i32,
+    pub selector: String,
+    pub min_ready_seconds: i32,
+    /// The pods it would own once the claims went through.
+    pub pods: PodCounts,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub halt: Option<Halt>,
+    /// Orphans it would adopt and pods it would release (R-30, R-31), by name.
+    pub adopt: Vec<String>,
+    pub release: Vec<String>,
+    /// The manage step (§9).
+    pub sync: SyncAction,
+    /// With [`ExplainOptions::replicas`]: the scale-down preview.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scale_down: Option<ScaleDown>,
+}
+
+/// Counts over the owned active pods (R-04), as the status would report them (R-80, R-81).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodCounts {
+    pub active: usize,
+    pub ready: usize,
+    /// Ready for at least `minReadySeconds` at `now` (R-03).
+    pub available: usize,
+    /// Owned and being deleted (R-06, R-34).
+    pub terminating: usize,
+}
+
+/// The manage step of one sync, in a reader's terms.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "action", rename_all = "camelCase")]
+pub enum SyncAction {
+    Nothing {
+        why: Idle,
+    },
+    /// R-50..R-52: `count` creates in slow-start `batches`.
+    Create {
+        count: usize,
+        batches: Vec<usize>,
+        /// Why every create would fail before any API call (a template without labels).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        refused: Option<String>,
+    },
+    /// R-55..R-59: these pods, deleted concurrently.
+    Delete {
+        victims: Vec<VictimExplanation>,
+    },
+}
+
+/// A pod in deletion order, with what the ranking knew about it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VictimExplanation {
+    /// 1 = the first to go.
+    pub position: usize,
+    pub namespace: String,
+    pub name: String,
+    /// The rule that placed it before the next pod of the ranking (`None` when last).
+    pub rule: Option<RankRule>,
+    /// [`RankRule::describe`] of `rule`.
+    pub rule_text: Option<&'static str>,
+    /// When it became ready (R-02), if it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ready_since: Option<Time>,
+    #[serde(flatten)]
+    pub facts: RankFacts,
+}
+
+/// Which pods would go if the ReplicaSet were scaled to `replicas`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScaleDown {
+    pub replicas: i32,
+    /// Owned active pods now.
+    pub active: usize,
+    /// Deleted by the first sync (R-55: at most `burstReplicas`); the rest by later ones.
+    pub burst: usize,
+    /// Every pod that would go, first to go first; empty when `replicas >= active`.
+    pub victims: Vec<VictimExplanation>,
+}
+
+/// Explains the objects of a v1 List (`items`), mixed kinds as `kubectl get rs,pods -o json`
+/// prints them: ReplicaSets and Pods are read, other kinds ignored.
+/// (The owners are the items of `config.ownerKind.kind`: `ReplicaSet` by default.)
+pub fn explain(items: &[Value], options: &ExplainOptions) -> Result<Explanation> {
+    let items = items
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (format!("items[{i}]"), v.clone()))
+        .collect();
+    explain_items(items, options)
+}
+
+/// Explains JSON text: one List (`{"kind": "List", "items": [...]}`, or a `PodList` /
+/// `ReplicaSetList`), an array of Lists and objects, or a single ReplicaSet or Pod.
+/// Errors name the JSON path, e.g. `items[3].status.conditions[0].lastTransitionTime`.
+pub fn explain_json(bytes: &[u8], options: &ExplainOptions) -> Result<Explanation> {
+    let root: Value = input::parse_json(bytes)?;
+    let owner_kind = options.config.owner_kind.kind.as_str();
+    let mut items = Vec::new();
+    match root {
+        Value::Array(docs) => {
+            for (k, doc) in docs.into_iter().enumerate() {
+                document(format!("[{k}]"), doc, None, &mut items)?;
+            }
+        }
+        doc => document(String::new(), doc, Some(owner_kind), &mut items)?,
+    }
+    explain_items(items, options)
+}
+
+/// One top-level document: a List contributes its items, an object itself. `alone`: the
+/// owner kind, when the document is the whole input (and must be a List, owner or Pod).
+fn document(
+    at: String,
+    doc: Value,
+    alone: Option<&str>,
+    out: &mut Vec<(String, Value)>,
+) -> Result<()> {
+    let kind = match &doc {
+        Value::Object(map) => map.get("kind").and_then(Value::as_str).unwrap_or(""),
+        other => {
+            return Err(Error::Malformed {
+                path: join(&at, ""),
+                message: format!(
+                    "expected {}, got {}",
+                    if alone.is_some() {
+                        "a List object (kubectl get rs,pods -o json)"
+                    } else {
+                        "a List or a Kubernetes object"
+                    },
+                    json_type(other)
+                ),
+            })
+        }
+    };
+    if kind.ends_with("List") {
+        let list: ObjectList = input::from_value(doc).map_err(|e| within(&at, e))?;
+        for (i, item) in list.items.into_iter().enumerate() {
+            out.push((join(&at, &format!("items[{i}]")), item));
+        }
+        return Ok(());
+    }
+    if let Some(owner_kind) = alone.filter(|k| kind != *k && kind != "Pod") {
+        let got = if kind.is_empty() {
+            "no kind".to_owned()
+        } else {
+            format!("kind {kind:?}")
+        };
+        return Err(Error::Malformed {
+            path: join(&at, "kind"),
+            message: format!(
+                "expected a List (kubectl get rs,pods -o json), a {owner_kind} or a Pod; got {got}"
+            ),
+        });
+    }
+    out.push((at, doc));
+    Ok(())
+}
+
+/// The ReplicaSets and pods of a snapshot, checked.
+struct Snapshot {
+    owners: Vec<ReplicaSet>,
+    pods: Vec<Pod>,
+    ignored: usize,
+}
+
+impl Snapshot {
+    fn parse(items: Vec<(String, Value)>, owner_kind: &str) -> Result<Snapshot> {
+        let mut snap = Snapshot {
+            owners: Vec::new(),
+            pods: Vec::new(),
+            ignored: 0,
+        };
+        // Where each owner and pod key was first seen, for duplicates (E-08).
+        let mut owner_at: HashMap<String, String> = HashMap::new();
+        let mut pod_at: HashMap<String, String> = HashMap::new();
+        for (at, item) in items {
+            let kind = item_kind(&at, &item)?;
+            if kind == owner_kind {
+                let rs: ReplicaSet = input::from_value(item).map_err(|e| within(&at, e))?;
+                input::validate_owner(&rs, "").map_err(|e| within(&at, e))?;
+                if let Some(first) = owner_at.insert(rs.metadata.key(), at.clone()) {
+                    return Err(Error::Malformed {
+                        path: join(&at, "metadata.name"),
+                        message: format!(
+                            "{owner_kind} {} is given twice (first at {first})",
+                            rs.metadata.key()
+                        ),
+                    });
+                }
+                snap.owners.push(rs);
+            } else if kind == "Pod" {
+                let pod: Pod = input::from_value(item).map_err(|e| within(&at, e))?;
+                if pod.name().is_empty() {
+                    return Err(Error::Missing {
+                        path: join(&at, "metadata.name"),
+                    });
+                }
+                if let Some(first) = pod_at.insert(pod.key(), at.clone()) {
+                    return Err(Error::DuplicatePod {
+                        path: join(&at, "metadata.name"),
+                        key: pod.key(),
+                        first,
+                    });
+                }
+                snap.pods.push(pod);
+            } else {
+                snap.ignored += 1;
+            }
+        }
+        if snap.owners.is_empty() {
+            // Nothing to explain: the list's items hold no owner.
+            return Err(Error::Missing {
+                path: "items".into(),
+            });
+        }
+        snap.owners.sort_by(|a, b| {
+            (&a.metadata.namespace, &a.metadata.name)
+                .cmp(&(&b.metadata.namespace, &b.metadata.name))
+        });
+        Ok(snap)
+    }
+}
+
+fn item_kind(at: &str, item: &Value) -> Result<String> {
+    match item.get("kind") {
+        Some(Value::String(kind)) => Ok(kind.clone()),
+        Some(other) => Err(Error::Malformed {
+            path: join(at, "kind"),
+            message: format!("expected a string, got {}", json_type(other)),
+        }),
+        None if item.is_object() => Err(Error::Missing {
+            path: join(at, "kind"),
+        }),
+        None => Err(Error::Malformed {
+            path: join(at, ""),
+            message: format!("expected a Kubernetes object, got {}", json_type(item)),
+        }),
+    }
+}
+
+fn explain_items(items: Vec<(String, Value)>, options: &ExplainOptions) -> Result<Explanation> {
+    options.config.validate()?;
+    if let Some(n) = options.replicas.filter(|n| *n < 0) {
+        return Err(Error::Negative {
+            path: "replicas".into(),
+            value: i64::from(n),
+        });
+    }
+    let snap = Snapshot::parse(items, &options.config.owner_kind.kind)?;
+    if let Some(wanted) = &options.owner {
+        if !snap.owners.iter().any(|rs| is_named(rs, wanted)) {
+            let names: Vec<String> = snap.owners.iter().map(|rs| rs.metadata.key()).collect();
+            return Err(Error::Config {
+                path: "owner".into(),
+                message: format!(
+                    "no {} named {wanted:?} in the input; it has {}",
+                    options.config.owner_kind.kind,
+                    names.join(", ")
+                ),
+            });
+        }
+    }
+    let mut owners = Vec::new();
+    for (i, rs) in snap.owners.iter().enumerate() {
+        if options.owner.as_ref().is_some_and(|w| !is_named(rs, w)) {
+            continue;
+        }
+        let input = SyncInput {
+            now: options.now,
+            owner: rs.clone(),
+            other_owners: snap
+                .owners
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .map(|(_, other)| other.clone())
+                .collect(),
+            pods: snap.pods.clone(),
+            expectations: Expectations::default(),
+            cache_is_fresh: true,
+        };
+        owners.push(explain_owner(&input, options)?);
+    }
+    Ok(Explanation {
+        now: options.now,
+        replica_sets: snap.owners.len(),
+        pods: snap.pods.len(),
+        ignored: snap.ignored,
+        owners,
+    })
+}
+
+/// `name` matches the ReplicaSet's name, `namespace/name` its key.
+fn is_named(rs: &ReplicaSet, wanted: &str) -> bool {
+    match wanted.split_once('/') {
+        Some((ns, name)) => rs.metadata.namespace == ns && rs.metadata.name == name,
+        None => rs.metadata.name == wanted,
+    }
+}
+
+fn explain_owner(input: &SyncInput, options: &ExplainOptions) -> Result<OwnerExplanation> {
+    let config = &options.config;
+    let rs = &input.owner;
+    let now = input.now;
+    let plan = sync::plan(input, config)?;
+    let selector = Selector::compile(rs.spec.selector.as_ref()).ok();
+    let owned = plan.claimed_pods();
+    let min_ready = rs.spec.min_ready_seconds;
+    let counts = PodCounts {
+        active: owned.len(),
+        ready: owned.iter().filter(|p| pods::is_ready(p)).count(),
+        available: owned
+            .iter()
+            .filter(|p| pods::is_available(p, min_ready, now))
+            .count(),
+        terminating: terminating(input, config, selector.as_ref()),
+    };
+    let claimed_names = |kind: ClaimKind| {
+        plan.claims
+            .iter()
+            .filter(|c| c.kind == kind)
+            .map(|c| c.name.clone())
+            .collect()
+    };
+    let sync = match &plan.manage {
+        Manage::Nothing { why } => SyncAction::Nothing { why: *why },
+        Manage::Create(c) => SyncAction::Create {
+            count: c.count,
+            batches: c.batches.clone(),
+            refused: c.refused.clone(),
+        },
+        Manage::Delete(d) => SyncAction::Delete {
+            victims: d
+                .victims
+                .iter()
+                .filter_map(|v| Some((input.pods.get(v.pod_index)?, v)))
+                .enumerate()
+                .map(|(i, (pod, v))| victim(i + 1, pod, v.rule, v.facts.clone()))
+                .collect(),
+        },
+    };
+    let scale_down = options
+        .replicas
+        .map(|target| preview(input, &owned, target, options));
+    Ok(OwnerExplanation {
+        namespace: rs.metadata.namespace.clone(),
+        name: rs.metadata.name.clone(),
+        controller: rs
+            .metadata
+            .controller_ref()
+            .map(|r| format!("{}/{}", r.kind, r.name)),
+        desired: plan.desired,
+        selector: selector.map_or_else(|| "<invalid>".to_owned(), |s| s.to_string()),
+        min_ready_seconds: min_ready,
+        pods: counts,
+        halt: plan.halt.clone(),
+        adopt: claimed_names(ClaimKind::Adopt),
+        release: claimed_names(ClaimKind::Release),
+        sync,
+        scale_down,
+    })
+}
+
+/// Terminating pods the owner controls and selects (R-06, R-34), whatever the gate.
+fn terminating(input: &SyncInput, config: &Config, selector: Option<&Selector>) -> usize {
+    let Some(s) = selector else { return 0 };
+    owner::pods_of_owner(&input.owner, &config.owner_kind, &input.pods)
+        .iter()
+        .filter(|(_, p)| pods::is_terminating(p) && owner::is_claimed_by(p, &input.owner, s))
+        .count()
+}
+
+/// R-55..R-57 as if `spec.replicas` were `target`: the whole ranking's head.
+fn preview(input: &SyncInput, owned: &[&Pod], target: i32, options: &ExplainOptions) -> ScaleDown {
+    let keep = usize::try_from(target).unwrap_or(0);
+    let excess = owned.len().saturating_sub(keep);
+    let victims = if excess == 0 {
+        Vec::new()
+    } else {
+        let related = owner::related_pods(&input.owner, &input.other_owners, &input.pods);
+        rank::rank(owned, &related, input.now, &options.config.feature_gates)
+            .into_iter()
+            .take(excess)
+            .filter_map(|r| Some((*owned.get(r.index)?, r)))
+            .enumerate()
+            .map(|(i, (pod, r))| victim(i + 1, pod, r.rule, r.facts))
+            .collect()
+    };
+    ScaleDown {
+        replicas: target,
+        active: owned.len(),
+        burst: excess.min(options.config.burst_replicas),
+        victims,
+    }
+}
+
+fn victim(
+    position: usize,
+    pod: &Pod,
+    rule: Option<RankRule>,
+    facts: RankFacts,
+) -> VictimExplanation {
+    VictimExplanation {
+        position,
+        namespace: pod.namespace().to_owned(),
+        name: pod.name().to_owned(),
+        rule,
+        rule_text: rule.map(RankRule::describe),
+        ready_since: if pods::is_ready(pod) {
+            pods::ready_time(pod)
+        } else {
+            None
+        },
+        facts,
+    }
+}
+
+/// `prefix` + `inner` as one JSON path (`items[3]` + `metadata.name`).
+fn join(prefix: &str, inner: &str) -> String {
+    let inner = inner.trim_start_matches('.');
+    match (prefix.is_empty(), inner.is_empty()) {
+        (true, true) => ".".into(),
+        (true, false) => inner.into(),
+        (false, true) => prefix.into(),
+        (false, false) if inner.starts_with('[') => format!("{prefix}{inner}"),
+        (false, false) => format!("{prefix}.{inner}"),
+    }
+}
+
+/// The error of a part of the input, with its path made absolute.
+fn within(prefix: &str, e: Error) -> Error {
+    match e {
+        Error::Malformed { path, message } => Error::Malformed {
+            path: join(prefix, &path),
+            message,
+        },
+        Error::Negative { path, value } => Error::Negative {
+            path: join(prefix, &path),
+            value,
+        },
+        Error::Missing { path } => Error::Missing {
+            path: join(prefix, &path),
+        },
+        Error::DuplicatePod { path, key, first } => Error::DuplicatePod {
+            path: join(prefix, &path),
+            key,
+            first: join(prefix, &first),
+        },
+        Error::Config { path, message } => Error::Config {
+            path: join(prefix, &path),
+            message,
+        },
+        Error::Outcome { path, message } => Error::Outcome {
+            path: join(prefix, &path),
+            message,
+        },
+    }
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

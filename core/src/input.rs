@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::expectations::Expectations;
 use crate::model::{Pod, ReplicaSet};
+use crate::objects::Object;
 use crate::time::Time;
 
 /// Everything one sync decides from (§2).
@@ -18,14 +19,18 @@ pub struct SyncInput {
     /// The controller clock: status, availability, requeue, expectations, ranking.
     pub now: Time,
     /// The owner as the host's cache holds it.
-    #[serde(alias = "replicaSet")]
+    #[serde(alias = "replicaSet", deserialize_with = "crate::objects::object")]
     pub owner: ReplicaSet,
     /// Other owners in the cache (siblings under the same Deployment matter, R-45).
-    #[serde(default, alias = "otherReplicaSets")]
+    #[serde(
+        default,
+        alias = "otherReplicaSets",
+        deserialize_with = "crate::objects::objects"
+    )]
     pub other_owners: Vec<ReplicaSet>,
     /// The pods the host's cache holds; the engine picks the owner's and the orphans of
     /// its namespace (R-20..R-22) and the related ones.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::objects::objects")]
     pub pods: Vec<Pod>,
     /// The owner's expectations before this sync.
     #[serde(default)]
@@ -39,25 +44,55 @@ fn yes() -> bool {
     true
 }
 
-/// Parses JSON into `T`; a failure names the JSON path of the offending field.
-pub fn from_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
+/// Parses any JSON document (object, array, scalar); a syntax error gives its position.
+pub fn parse_json(bytes: &[u8]) -> Result<serde_json::Value> {
     let de = &mut serde_json::Deserializer::from_slice(bytes);
     serde_path_to_error::deserialize(de).map_err(|e| path_error(e.path().to_string(), e.inner()))
 }
 
-/// Converts a `serde_json::Value` into `T` with the field path of every error.
-pub fn from_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T> {
+/// Converts any JSON value into `T` (a timestamp, a list, an optional object…), with the
+/// field path of every error. Struct-typed fields inside still accept objects only.
+pub fn from_value_any<T: DeserializeOwned>(value: serde_json::Value) -> Result<T> {
     serde_path_to_error::deserialize(value).map_err(|e| path_error(e.path().to_string(), e.inner()))
+}
+
+/// Parses a JSON object into `T`; a failure names the JSON path of the offending field.
+pub fn from_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
+    let de = &mut serde_json::Deserializer::from_slice(bytes);
+    let value: Result<Object<T>, _> = serde_path_to_error::deserialize(de);
+    value
+        .map(|o| o.0)
+        .map_err(|e| path_error(e.path().to_string(), e.inner()))
+}
+
+/// Converts a JSON object (`serde_json::Value`) into `T`, with the field path of every
+/// error.
+pub fn from_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T> {
+    let value: Result<Object<T>, _> = serde_path_to_error::deserialize(value);
+    value
+        .map(|o| o.0)
+        .map_err(|e| path_error(e.path().to_string(), e.inner()))
 }
 
 fn path_error(path: String, inner: &serde_json::Error) -> Error {
     let mut message = inner.to_string();
-    // serde_json appends " at line L column C" for syntax errors; keep it (it locates the
-    // error in the text), but drop it for type errors whose path already says where.
+    // serde_json appends " at line L column C": keep it for syntax errors (it locates the
+    // error in the text), drop it for type errors, whose path already says where.
     if !inner.is_syntax() && !inner.is_eof() {
         if let Some(i) = message.find(" at line ") {
             message.truncate(i);
         }
+    }
+    let join = |field: &str| match path.as_str() {
+        "" | "." => field.to_owned(),
+        p => format!("{p}.{field}"),
+    };
+    // "missing field `now`": the path is the enclosing object's; name the field itself.
+    if let Some(field) = message
+        .strip_prefix("missing field `")
+        .and_then(|rest| rest.strip_suffix('`'))
+    {
+        return Error::Missing { path: join(field) };
     }
     Error::Malformed {
         path: if path.is_empty() { ".".into() } else { path },

@@ -65,7 +65,11 @@ pub struct ObjectMeta {
     pub labels: Option<StringMap>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<StringMap>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::objects",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub owner_references: Vec<OwnerReference>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub finalizers: Vec<String>,
@@ -91,11 +95,11 @@ impl ObjectMeta {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Pod {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::objects::object")]
     pub metadata: ObjectMeta,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::objects::object")]
     pub spec: PodSpec,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::objects::object")]
     pub status: PodStatus,
 }
 
@@ -104,7 +108,11 @@ pub struct Pod {
 pub struct PodSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node_name: Option<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::objects",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub init_containers: Vec<Container>,
 }
 
@@ -122,11 +130,23 @@ pub struct Container {
 pub struct PodStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phase: Option<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::objects",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub conditions: Vec<PodCondition>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::objects",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub container_statuses: Vec<ContainerStatus>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::objects",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub init_container_statuses: Vec<ContainerStatus>,
 }
 
@@ -192,11 +212,11 @@ pub struct ReplicaSet {
     pub api_version: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::objects::object")]
     pub metadata: ObjectMeta,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::objects::object")]
     pub spec: ReplicaSetSpec,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::objects::object")]
     pub status: ReplicaSetStatus,
 }
 
@@ -209,9 +229,13 @@ pub struct ReplicaSetSpec {
     #[serde(default)]
     pub min_ready_seconds: i32,
     /// `None` selects nothing; an empty selector selects everything.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::opt_object",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub selector: Option<LabelSelector>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::objects::object")]
     pub template: PodTemplateSpec,
 }
 
@@ -224,7 +248,11 @@ impl ReplicaSetSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PodTemplateSpec {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::opt_object",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub metadata: Option<TemplateMeta>,
     /// The pod spec, kept as the wire JSON: the engine copies it into created pods.
     #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
@@ -266,7 +294,11 @@ pub struct ReplicaSetStatus {
     #[serde(default, skip_serializing_if = "is_zero_i64")]
     pub observed_generation: i64,
     /// `None` (absent) and `Some(vec![])` differ for the write decision.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::opt_objects",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub conditions: Option<Vec<ReplicaSetCondition>>,
 }
 
@@ -304,7 +336,11 @@ fn is_zero_i64(v: &i64) -> bool {
 pub struct LabelSelector {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub match_labels: Option<StringMap>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::opt_objects",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub match_expressions: Option<Vec<LabelSelectorRequirement>>,
 }
 

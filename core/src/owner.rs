@@ -49,31 +49,48 @@ pub fn related_pods<'a>(owner: &ReplicaSet, others: &[ReplicaSet], all: &'a [Pod
     let Some(controller) = owner.metadata.controller_ref() else {
         return Vec::new();
     };
-    let mut seen: HashSet<&str> = HashSet::new();
-    let mut related = Vec::new();
-    let siblings = std::iter::once(owner).chain(others.iter()).filter(|rs| {
-        rs.metadata
-            .controller_ref()
-            .is_some_and(|r| r.uid == controller.uid)
+    let mut sibling_uids: HashSet<&str> = HashSet::new();
+    let selectors: Vec<(&str, Selector)> = std::iter::once(owner)
+        .chain(others.iter())
+        .filter(|rs| {
+            rs.metadata
+                .controller_ref()
+                .is_some_and(|r| r.uid == controller.uid)
+                && sibling_uids.insert(rs.metadata.uid.as_str())
+        })
+        .filter_map(|rs| {
+            let s = Selector::compile(rs.spec.selector.as_ref()).ok()?;
+            Some((rs.metadata.namespace.as_str(), s))
+        })
+        .collect();
+    let mut related: Vec<&Pod> = all
+        .iter()
+        .filter(|p| {
+            selectors
+                .iter()
+                .any(|(ns, s)| p.namespace() == *ns && s.matches(p.metadata.labels.as_ref()))
+        })
+        .collect();
+    // De-duplicate by UID as upstream does. Which of two different pods sharing a UID
+    // survives is unspecified upstream; taking the first by namespace/name keeps the
+    // answer independent of input order. Pods without a UID (hand-written input) are
+    // told apart by namespace/name instead of all collapsing into one.
+    related.sort_by(|a, b| (a.namespace(), a.name()).cmp(&(b.namespace(), b.name())));
+    let mut seen: HashSet<Identity> = HashSet::with_capacity(related.len());
+    related.retain(|p| {
+        seen.insert(if p.uid().is_empty() {
+            Identity::Key(p.namespace(), p.name())
+        } else {
+            Identity::Uid(p.uid())
+        })
     });
-    let mut done_uids: HashSet<&str> = HashSet::new();
-    for rs in siblings {
-        if !done_uids.insert(rs.metadata.uid.as_str()) {
-            continue;
-        }
-        let Ok(selector) = Selector::compile(rs.spec.selector.as_ref()) else {
-            continue;
-        };
-        for pod in all
-            .iter()
-            .filter(|p| p.namespace() == rs.metadata.namespace)
-        {
-            if selector.matches(pod.metadata.labels.as_ref()) && seen.insert(pod.uid()) {
-                related.push(pod);
-            }
-        }
-    }
     related
+}
+
+#[derive(PartialEq, Eq, Hash)]
+enum Identity<'a> {
+    Uid(&'a str),
+    Key(&'a str, &'a str),
 }
 
 /// R-04 over a list, order kept.

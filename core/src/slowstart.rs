@@ -58,30 +58,3 @@ pub fn run(count: usize, initial: usize, mut failed: impl FnMut(usize) -> bool) 
     }
     result
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn r52_batches_double_and_the_last_is_cut() {
-        assert_eq!(batch_sizes(10, 1), vec![1, 2, 4, 3]);
-        assert_eq!(batch_sizes(0, 1), Vec::<usize>::new());
-        assert_eq!(batch_sizes(1, 1), vec![1]);
-        assert_eq!(batch_sizes(7, 1), vec![1, 2, 4]);
-        assert_eq!(batch_sizes(500, 1), vec![1, 2, 4, 8, 16, 32, 64, 128, 245]);
-    }
-
-    /// Upstream TestSlowStartBatch (A25): count 10, calls beyond `limit` fail.
-    #[test]
-    fn r52_upstream_slow_start_table() {
-        for (limit, successes, calls, err) in
-            [(0, 0, 1, true), (10, 10, 10, false), (5, 5, 7, true)]
-        {
-            let r = run(10, 1, |i| i >= limit);
-            assert_eq!(r.successes, successes, "limit {limit}");
-            assert_eq!(r.calls, calls, "limit {limit}");
-            assert_eq!(r.first_failure.is_some(), err, "limit {limit}");
-        }
-    }
-}

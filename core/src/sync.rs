@@ -118,7 +118,8 @@ pub struct SyncPlan<'a> {
     pub owned: usize,
     /// `spec.replicas`.
     pub desired: i32,
-    /// Adoptions and releases, in input order.
+    /// Adoptions and releases, by namespace/name: the patches are
+    /// independent, so the plan lists them in an order that does not depend on the input.
     pub claims: Vec<ClaimAction>,
     /// GET the owner live before the first adoption.
     pub needs_owner_recheck: bool,
@@ -330,6 +331,23 @@ struct ClaimVerdict {
 }
 
 impl<'a> SyncPlan<'a> {
+    /// The active pods the owner holds once every planned claim goes through (those it
+    /// controls and selects, and the orphans it adopts), in input order. Empty when the
+    /// sync halted.
+    pub fn claimed_pods(&self) -> Vec<&'a Pod> {
+        let Some(ctx) = &self.ctx else {
+            return Vec::new();
+        };
+        let all = vec![true; ctx.adopt.len()];
+        ctx.claimed_with(&all).into_iter().map(|(_, p)| p).collect()
+    }
+
+    /// S-8: terminating pods the owner controls and selects (counted only behind the
+    /// DeploymentReplicaSetTerminatingReplicas gate; 0 otherwise).
+    pub fn terminating(&self) -> usize {
+        self.ctx.as_ref().map_or(0, |c| c.terminating)
+    }
+
     /// may the planned adoptions go ahead, given the live read of the owner?
     pub fn adoption_allowed(&self, live: &LiveOwner) -> std::result::Result<(), String> {
         let Some(ctx) = &self.ctx else {
@@ -571,6 +589,10 @@ pub fn complete(plan: &SyncPlan<'_>, outcome: &SyncOutcome) -> Result<Completion
         events: Vec::new(),
     };
     let Some(ctx) = &plan.ctx else {
+        // A halted sync makes no call at all.
+        outcome_len("claims.results", outcome.claims.results.len(), 0)?;
+        outcome_len("creates", outcome.creates.len(), 0)?;
+        outcome_len("deletes", outcome.deletes.len(), 0)?;
         if plan.halt == Some(Halt::StaleCache) {
             done.requeue = Requeue::RateLimited {
                 error: format!(
@@ -587,6 +609,9 @@ pub fn complete(plan: &SyncPlan<'_>, outcome: &SyncOutcome) -> Result<Completion
     } else {
         let verdict = plan.judge_claims(ctx, &outcome.claims)?;
         if !verdict.errors.is_empty() {
+            // no manage step runs after a failed claim.
+            outcome_len("creates", outcome.creates.len(), 0)?;
+            outcome_len("deletes", outcome.deletes.len(), 0)?;
             let error = aggregate(&verdict.errors);
             done.manage = Manage::Nothing {
                 why: Idle::ClaimFailed,

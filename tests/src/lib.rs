@@ -185,7 +185,7 @@ fn name_of(case: &Value) -> String {
 }
 
 fn parse<T: serde::de::DeserializeOwned>(case: &str, field: &str, v: &Value) -> Result<T, Failure> {
-    replicore::input::from_value(v.clone())
+    replicore::input::from_value_any(v.clone())
         .map_err(|e| fail(case, field, "parsable input", e.to_string()))
 }
 

@@ -1,0 +1,100 @@
+//! Objects must be JSON objects. serde's derived structs also accept arrays (fields by
+//! position), so `"metadata": []` or `"spec": [5]` would silently read as something;
+//! these helpers make every struct-typed field accept a map and nothing else, keeping the
+//! field path of any error.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+
+/// A `T` read from a JSON object only.
+pub struct Object<T>(pub T);
+
+struct ObjectVisitor<T>(PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjectVisitor<T> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+        T::deserialize(MapAccessDeserializer::new(map))
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(ObjectVisitor(PhantomData)).map(Object)
+    }
+}
+
+/// `#[serde(deserialize_with = "objects::object")]` for a required struct field.
+pub fn object<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<T, D::Error> {
+    Object::<T>::deserialize(d).map(|o| o.0)
+}
+
+/// For an optional struct field: `null` or an object.
+pub fn opt_object<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    Option::<Object<T>>::deserialize(d).map(|o| o.map(|o| o.0))
+}
+
+struct ListVisitor<T>(PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for ListVisitor<T> {
+    type Value = Vec<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array of objects")
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Vec<T>, E> {
+        Ok(Vec::new())
+    }
+
+    fn visit_none<E: serde::de::Error>(self) -> Result<Vec<T>, E> {
+        Ok(Vec::new())
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Vec<T>, D::Error> {
+        d.deserialize_seq(self)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Vec<T>, A::Error> {
+        let items = Vec::<Object<T>>::deserialize(SeqAccessDeserializer::new(seq))?;
+        Ok(items.into_iter().map(|o| o.0).collect())
+    }
+}
+
+/// For a list of structs: an array of objects; `null` reads as empty (Go's nil slice).
+pub fn objects<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Vec<T>, D::Error> {
+    d.deserialize_option(ListVisitor(PhantomData))
+}
+
+/// For an optional list of structs (`None` when absent or `null`).
+pub fn opt_objects<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<Vec<T>>, D::Error> {
+    struct Opt<T>(PhantomData<T>);
+    impl<'de, T: Deserialize<'de>> Visitor<'de> for Opt<T> {
+        type Value = Option<Vec<T>>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an array of objects or null")
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_seq(ListVisitor(PhantomData)).map(Some)
+        }
+    }
+    d.deserialize_option(Opt(PhantomData))
+}

@@ -1,0 +1,84 @@
+//! `cargo test` runs every public conformance vector through the engine.
+
+use std::path::Path;
+
+fn vectors() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/conformance/vectors"))
+}
+
+fn run(kind: &str, expected_cases: usize) {
+    let path = replicore_tests::vector_file(vectors(), kind).expect("vector file present");
+    let cases = replicore_tests::load(&path).expect("vector file readable");
+    assert_eq!(cases.len(), expected_cases, "{kind}: number of cases");
+    let report = replicore_tests::run_kind(kind, &cases);
+    let shown: Vec<String> = report
+        .failures
+        .iter()
+        .take(5)
+        .map(|f| f.to_string())
+        .collect();
+    assert!(
+        report.failures.is_empty(),
+        "{kind}: {} of {} cases failed; first:\n{}",
+        report.failures.len(),
+        cases.len(),
+        shown.join("\n")
+    );
+    assert_eq!(report.passed, expected_cases);
+}
+
+#[test]
+fn rank_vectors() {
+    run("rank", 600);
+}
+
+#[test]
+fn sync_vectors() {
+    run("sync", 600);
+}
+
+#[test]
+fn status_vectors() {
+    run("status", 300);
+}
+
+#[test]
+fn selector_vectors() {
+    run("selector", 300);
+}
+
+#[test]
+fn slowstart_vectors() {
+    run("slowstart", 60);
+}
+
+#[test]
+fn expectations_vectors() {
+    run("expectations", 80);
+}
+
+/// The judge itself must be able to fail: a deliberately wrong engine answer is caught.
+#[test]
+fn judge_rejects_a_wrong_answer() {
+    let path = replicore_tests::vector_file(vectors(), "slowstart").expect("vector file");
+    let mut cases = replicore_tests::load(&path).expect("readable");
+    let case = cases.get_mut(0).expect("a case");
+    case["expect"]["calls"] = serde_json::json!(999);
+    assert!(replicore_tests::judge("slowstart", case).is_err());
+
+    let path = replicore_tests::vector_file(vectors(), "rank").expect("vector file");
+    let cases = replicore_tests::load(&path).expect("readable");
+    // Reverse the rank groups of a case with several groups: the engine's order, which
+    // follows the real groups, must now be judged wrong.
+    let mut case = cases
+        .into_iter()
+        .find(|c| {
+            c["expect"]["rankGroups"]
+                .as_array()
+                .is_some_and(|g| g.len() > 3)
+        })
+        .expect("a rank case with several groups");
+    let groups = case["expect"]["rankGroups"].as_array_mut().expect("groups");
+    groups.reverse();
+    assert!(replicore_tests::judge("rank", &case).is_err());
+}
