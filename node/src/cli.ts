@@ -1,0 +1,2 @@
+#!/usr/bin/env node
+console.log("replicore: the CLI is being written");
