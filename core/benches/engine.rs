@@ -1,1 +1,421 @@
-fn main() {}
+//! Criterion benchmarks of the engine on the upstream benchmark input
+//! (`benches/data/pods-10k.json.gz`: 10,300 pods, 10,000 of them owned by the ReplicaSet
+//! in `benches/data/replicaset.json`), plus generated 1k and 100k inputs built from it.
+//!
+//! Run with `cargo bench -p replicore --bench engine`; a subset with e.g.
+//! `cargo bench -p replicore --bench engine -- rank/`.
+//!
+//! Groups (sizes = pods owned by the ReplicaSet; every input also holds 300 pods the
+//! selector does not match):
+//! - `parse/10k`: the decompressed `PodList` JSON bytes → `Vec<Pod>`.
+//! - `rank/{1k,10k,100k}`: `rank::deletion_order` of the active owned pods, related = the
+//!   same; `rank_explained/10k`: `rank::rank`, every pod with its rule and facts.
+//! - `pods_to_delete/10k`: `rank::pods_to_delete` with n = 4928 (the reference's diff).
+//! - `status/10k`: `status::calculate` over the active owned pods.
+//! - `plan/{1k,10k,100k}`: `plan` with `spec.replicas` = N/2 (a delete plan of
+//!   min(diff, 500) victims); the input is built beforehand.
+//! - `plan_scale_up/10k`: `plan` with `spec.replicas` 20000 (a create plan of 500).
+//! - `json_to_plan/10k`: the bytes of a `SyncInput` (RS + 10,300 wire-shaped pods) →
+//!   `SyncInput::from_json` → `plan`.
+
+use std::cell::OnceCell;
+use std::hint::black_box;
+use std::io::Read;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use criterion::{
+    criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
+};
+use replicore::config::FeatureGates;
+use replicore::status::{self, StatusContext};
+use replicore::{
+    plan, rank, Config, Manage, OwnerKind, Pod, ReplicaSet, SyncInput, Time, DEFAULT_BURST_REPLICAS,
+};
+use serde::Deserialize;
+
+/// The `v1.PodList` shape: only `items` is read.
+#[derive(Deserialize)]
+struct PodList {
+    items: Vec<Pod>,
+}
+
+fn data(name: &str) -> Vec<u8> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("benches")
+        .join("data")
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// `generatedAt` of `reference-10k.json`: the instant the data is relative to.
+fn now() -> Time {
+    Time::parse("2026-11-21T04:43:13Z")
+        .expect("valid timestamp")
+        .expect("not zero")
+}
+
+struct Base {
+    /// The decompressed PodList JSON.
+    json: Vec<u8>,
+    rs: ReplicaSet,
+    pods: Vec<Pod>,
+}
+
+fn load() -> Base {
+    let mut json = Vec::new();
+    flate2::read::GzDecoder::new(data("pods-10k.json.gz").as_slice())
+        .read_to_end(&mut json)
+        .expect("gunzip pods-10k.json.gz");
+    let list: PodList = replicore::input::from_json(&json).expect("PodList");
+    let rs: ReplicaSet =
+        replicore::input::from_json(&data("replicaset.json")).expect("replicaset.json");
+    Base {
+        json,
+        rs,
+        pods: list.items,
+    }
+}
+
+fn is_owned(rs: &ReplicaSet, p: &Pod) -> bool {
+    p.metadata
+        .controller_ref()
+        .is_some_and(|r| r.uid == rs.metadata.uid)
+}
+
+/// The active pods controlled by `rs`, input order.
+fn active_owned<'a>(rs: &ReplicaSet, pods: &'a [Pod]) -> Vec<&'a Pod> {
+    pods.iter()
+        .filter(|p| is_owned(rs, p) && replicore::pods::is_active(p))
+        .collect()
+}
+
+/// A deterministic Fisher–Yates shuffle (xorshift64*), so generated inputs are not
+/// ordered by copy.
+fn shuffle<T>(items: &mut [T], mut seed: u64) {
+    for i in (1..items.len()).rev() {
+        seed ^= seed >> 12;
+        seed ^= seed << 25;
+        seed ^= seed >> 27;
+        let r = seed.wrapping_mul(0x2545_f491_4f6c_dd1d);
+        items.swap(i, (r % (i as u64 + 1)) as usize);
+    }
+}
+
+/// `owned` pods controlled by the RS plus the 300 non-matching pods of the 10k input.
+/// Fewer than 10,000: the first `owned` owned pods, their nodes folded onto
+/// proportionally fewer nodes. More: copies of the 10,000 with suffixed names, UIDs and
+/// node names (so nodes grow in proportion), shuffled.
+fn generated(base: &Base, owned: usize) -> Vec<Pod> {
+    let (mine, others): (Vec<&Pod>, Vec<&Pod>) =
+        base.pods.iter().partition(|p| is_owned(&base.rs, p));
+    let mut out: Vec<Pod> = Vec::with_capacity(owned + others.len());
+    if owned <= mine.len() {
+        let mut nodes: Vec<&str> = mine
+            .iter()
+            .map(|p| p.node_name())
+            .filter(|n| !n.is_empty())
+            .collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        let keep = (nodes.len() * owned).div_ceil(mine.len()).max(1);
+        for p in mine.iter().take(owned) {
+            let mut p = (*p).clone();
+            if let Some(node) = p.spec.node_name.as_mut().filter(|n| !n.is_empty()) {
+                let i = nodes.binary_search(&node.as_str()).unwrap_or(0);
+                *node = nodes.get(i % keep).copied().unwrap_or_default().to_owned();
+            }
+            out.push(p);
+        }
+    } else {
+        for copy in 0..owned.div_ceil(mine.len()) {
+            for p in &mine {
+                if out.len() == owned {
+                    break;
+                }
+                let mut p = (*p).clone();
+                if copy > 0 {
+                    p.metadata.name = format!("{}-c{copy}", p.metadata.name);
+                    p.metadata.uid = format!("{}-c{copy}", p.metadata.uid);
+                    if let Some(node) = p.spec.node_name.as_mut().filter(|n| !n.is_empty()) {
+                        *node = format!("{node}-c{copy}");
+                    }
+                }
+                out.push(p);
+            }
+        }
+    }
+    out.extend(others.into_iter().cloned());
+    shuffle(&mut out, 0x9e37_79b9_7f4a_7c15 ^ owned as u64);
+    out
+}
+
+/// The sync input of one size, with `spec.replicas` set.
+fn sync_input(rs: &ReplicaSet, pods: Vec<Pod>, replicas: i32) -> SyncInput {
+    let mut owner = rs.clone();
+    owner.spec.replicas = Some(replicas);
+    SyncInput {
+        now: now(),
+        owner,
+        other_owners: Vec::new(),
+        pods,
+        expectations: Default::default(),
+        cache_is_fresh: true,
+    }
+}
+
+/// The bytes of a `SyncInput` holding the RS (replicas 5000) and every pod of the
+/// PodList exactly as the API wrote it (managedFields, containers, ...).
+fn sync_input_json(base: &Base) -> Vec<u8> {
+    let mut list: serde_json::Value = serde_json::from_slice(&base.json).expect("PodList");
+    let items = list
+        .get_mut("items")
+        .map(serde_json::Value::take)
+        .expect("items");
+    let mut owner: serde_json::Value =
+        serde_json::from_slice(&data("replicaset.json")).expect("RS");
+    if let Some(spec) = owner.get_mut("spec") {
+        spec["replicas"] = 5000.into();
+    }
+    let input = serde_json::json!({
+        "now": "2026-11-21T04:43:13Z",
+        "owner": owner,
+        "pods": items,
+    });
+    serde_json::to_vec(&input).expect("serialize")
+}
+
+fn label(owned: usize) -> String {
+    if owned >= 1000 && owned % 1000 == 0 {
+        format!("{}k", owned / 1000)
+    } else {
+        owned.to_string()
+    }
+}
+
+/// Inputs built on first use, so a filtered run (`-- rank/10k`) builds only what it needs.
+struct Inputs<'a> {
+    base: &'a Base,
+    /// Owned pods per size, and the size's pods (built on first use).
+    sizes: [(usize, OnceCell<Vec<Pod>>); 3],
+    plans: [OnceCell<SyncInput>; 3],
+    scale_up: OnceCell<SyncInput>,
+    json: OnceCell<Vec<u8>>,
+}
+
+impl<'a> Inputs<'a> {
+    fn new(base: &'a Base) -> Self {
+        Inputs {
+            base,
+            sizes: [1_000, 10_000, 100_000].map(|n| (n, OnceCell::new())),
+            plans: Default::default(),
+            scale_up: OnceCell::new(),
+            json: OnceCell::new(),
+        }
+    }
+
+    fn pods(&self, size: usize) -> &[Pod] {
+        let (n, cell) = self.sizes.get(size).expect("size index");
+        cell.get_or_init(|| {
+            let pods = if *n == 10_000 {
+                self.base.pods.clone()
+            } else {
+                generated(self.base, *n)
+            };
+            eprintln!(
+                "input {}: {} pods, {} active owned",
+                label(*n),
+                pods.len(),
+                active_owned(&self.base.rs, &pods).len()
+            );
+            pods
+        })
+    }
+
+    /// A delete plan's input: `spec.replicas` = half the owned pods.
+    fn plan_input(&self, size: usize) -> &SyncInput {
+        let cell = self.plans.get(size).expect("size index");
+        cell.get_or_init(|| {
+            let pods = self.pods(size).to_vec();
+            let rs = &self.base.rs;
+            let owned = pods.iter().filter(|p| is_owned(rs, p)).count();
+            let input = sync_input(rs, pods, (owned / 2) as i32);
+            let config = Config::default();
+            let probe = plan(&input, &config).expect("plan");
+            assert!(
+                matches!(&probe.manage, Manage::Delete(d) if !d.victims.is_empty()),
+                "expected a delete plan"
+            );
+            drop(probe);
+            input
+        })
+    }
+
+    fn scale_up_input(&self) -> &SyncInput {
+        self.scale_up.get_or_init(|| {
+            let input = sync_input(&self.base.rs, self.base.pods.clone(), 20_000);
+            let config = Config::default();
+            let probe = plan(&input, &config).expect("plan");
+            assert!(
+                matches!(&probe.manage, Manage::Create(c) if c.count == DEFAULT_BURST_REPLICAS),
+                "expected a create plan of one burst"
+            );
+            drop(probe);
+            input
+        })
+    }
+
+    fn json(&self) -> &[u8] {
+        self.json.get_or_init(|| sync_input_json(self.base))
+    }
+}
+
+fn benches(c: &mut Criterion) {
+    let base = load();
+    let inputs = Inputs::new(&base);
+    let now = now();
+    let gates = FeatureGates::default();
+    let config = Config::default();
+    let kind = OwnerKind::replica_set();
+    let rs = &base.rs;
+    let active10k = active_owned(rs, &base.pods);
+
+    // parse: PodList JSON bytes → Vec<Pod>.
+    {
+        let mut g = c.benchmark_group("parse");
+        g.sampling_mode(SamplingMode::Flat)
+            .sample_size(20)
+            .measurement_time(Duration::from_secs(6))
+            .throughput(Throughput::Bytes(base.json.len() as u64));
+        g.bench_function("10k", |b| {
+            b.iter(|| {
+                let list: PodList =
+                    replicore::input::from_json(black_box(&base.json)).expect("PodList");
+                list.items.len()
+            })
+        });
+        g.finish();
+    }
+
+    // rank: every active owned pod, related = the same.
+    {
+        let mut g = c.benchmark_group("rank");
+        g.sample_size(30).measurement_time(Duration::from_secs(4));
+        for (size, (n, _)) in inputs.sizes.iter().enumerate() {
+            if *n > 50_000 {
+                g.sampling_mode(SamplingMode::Flat)
+                    .sample_size(10)
+                    .measurement_time(Duration::from_secs(8));
+            }
+            g.bench_function(BenchmarkId::from_parameter(label(*n)), |b| {
+                let active = active_owned(rs, inputs.pods(size));
+                b.iter(|| rank::deletion_order(black_box(&active), black_box(&active), now, &gates))
+            });
+        }
+        g.finish();
+    }
+
+    // rank_explained: the same order, every pod with its rule and facts.
+    {
+        let mut g = c.benchmark_group("rank_explained");
+        g.sample_size(30).measurement_time(Duration::from_secs(4));
+        g.bench_function("10k", |b| {
+            b.iter(|| rank::rank(black_box(&active10k), black_box(&active10k), now, &gates))
+        });
+        g.finish();
+    }
+
+    // pods_to_delete: the reference's diff.
+    {
+        let mut g = c.benchmark_group("pods_to_delete");
+        g.sample_size(30).measurement_time(Duration::from_secs(4));
+        g.bench_function("10k", |b| {
+            b.iter(|| {
+                rank::pods_to_delete(
+                    black_box(&active10k),
+                    black_box(&active10k),
+                    4928,
+                    now,
+                    &gates,
+                )
+            })
+        });
+        g.finish();
+    }
+
+    // status: calculateStatus over the active owned pods.
+    {
+        let mut g = c.benchmark_group("status");
+        g.sample_size(30).measurement_time(Duration::from_secs(3));
+        let ctx = StatusContext {
+            gates: &gates,
+            owner_kind: &kind,
+            manage_error: None,
+            now,
+            wall_clock: now,
+        };
+        g.bench_function("10k", |b| {
+            b.iter(|| status::calculate(black_box(rs), black_box(&active10k), 0, ctx))
+        });
+        g.finish();
+    }
+
+    // plan: a delete plan (spec.replicas = N/2; 500 victims at 10k and 100k).
+    {
+        let mut g = c.benchmark_group("plan");
+        g.sample_size(30).measurement_time(Duration::from_secs(4));
+        for (size, (n, _)) in inputs.sizes.iter().enumerate() {
+            if *n > 50_000 {
+                g.sampling_mode(SamplingMode::Flat)
+                    .sample_size(10)
+                    .measurement_time(Duration::from_secs(10));
+            }
+            g.bench_function(BenchmarkId::from_parameter(label(*n)), |b| {
+                let input = inputs.plan_input(size);
+                b.iter(|| plan(black_box(input), &config).expect("plan"))
+            });
+        }
+        g.finish();
+    }
+
+    // plan_scale_up: a create plan (spec.replicas 20000 → 500 creates).
+    {
+        let mut g = c.benchmark_group("plan_scale_up");
+        g.sample_size(30).measurement_time(Duration::from_secs(6));
+        g.bench_function("10k", |b| {
+            let input = inputs.scale_up_input();
+            b.iter(|| plan(black_box(input), &config).expect("plan"))
+        });
+        g.finish();
+    }
+
+    // json_to_plan: SyncInput bytes → SyncInput::from_json → plan.
+    {
+        let mut g = c.benchmark_group("json_to_plan");
+        g.sampling_mode(SamplingMode::Flat)
+            .sample_size(20)
+            .measurement_time(Duration::from_secs(8));
+        g.bench_function("10k", |b| {
+            let json = inputs.json();
+            b.iter(|| {
+                let input = SyncInput::from_json(black_box(json)).expect("SyncInput");
+                let p = plan(&input, &config).expect("plan");
+                match &p.manage {
+                    Manage::Delete(d) => d.victims.len(),
+                    _ => 0,
+                }
+            })
+        });
+        g.finish();
+    }
+}
+
+criterion_group! {
+    name = engine;
+    config = Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+        .sample_size(20);
+    targets = benches
+}
+criterion_main!(engine);

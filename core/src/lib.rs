@@ -49,6 +49,7 @@ pub mod error;
 pub mod events;
 pub mod expectations;
 pub mod explain;
+mod fxhash;
 pub mod input;
 pub mod model;
 pub mod objects;

@@ -7,28 +7,28 @@ use crate::time::{Duration, Time};
 /// C-5: the annotation whose int32 value orders pods on scale-down.
 pub const DELETION_COST_ANNOTATION: &str = "controller.kubernetes.io/pod-deletion-cost";
 
-/// the first `Ready` condition decides; ready iff its status is `True`.
-/// Returns `None` when not ready, else the ready time (`None` inside when zero).
-fn ready_condition(pod: &Pod) -> Option<Option<Time>> {
+/// in one look: `None` when not ready, else `Some(ready time)` (the inner
+/// `None` when the time is zero). The first `Ready` condition decides.
+pub fn ready_state(pod: &Pod) -> Option<Option<Time>> {
     let cond = pod.status.conditions.iter().find(|c| c.type_ == "Ready")?;
     (cond.status == "True").then_some(cond.last_transition_time)
 }
 
 /// ready iff the first `Ready` condition has status `True` (phase not consulted).
 pub fn is_ready(pod: &Pod) -> bool {
-    ready_condition(pod).is_some()
+    ready_state(pod).is_some()
 }
 
 /// the `lastTransitionTime` of the Ready=True condition; `None` if not ready or zero.
 pub fn ready_time(pod: &Pod) -> Option<Time> {
-    ready_condition(pod).flatten()
+    ready_state(pod).flatten()
 }
 
 /// ready, and either `minReadySeconds == 0` or ready since at least that long
 /// (the boundary is inclusive, `<=`, since ~1.34). A zero ready time with
 /// `minReadySeconds > 0` is never available.
 pub fn is_available(pod: &Pod, min_ready_seconds: i32, now: Time) -> bool {
-    match ready_condition(pod) {
+    match ready_state(pod) {
         None => false,
         Some(_) if min_ready_seconds == 0 => true,
         Some(None) => false,

@@ -182,6 +182,13 @@ pub fn log2_bucket(now: Time, t: Time) -> i32 {
     if d <= 0 {
         return -1;
     }
+    let (frac, exp) = frexp(d as f64);
+    // Away from the ends of [0.5, 1), Go's float formula truncates to exp − 1 exactly;
+    // only near them can its rounding differ from the integer answer, so only there is
+    // the formula itself evaluated.
+    if frac > 0.5 + 1e-9 && frac < 1.0 - 1e-9 {
+        return exp - 1;
+    }
     go_log2(d as f64) as i32
 }
 

@@ -15,6 +15,10 @@ import type {
   ExpectationsChange,
   Explanation,
   ExplainOptions,
+  LabelSelector,
+  SlowStartResult,
+  StatusInput,
+  WrittenStatus,
   Manage,
   Pod,
   RankOptions,
@@ -221,4 +225,32 @@ export function expectationsSatisfied(current: Expectations, now: Time): boolean
 /** Is `e` an error thrown by the engine (with `code` and `path`)? */
 export function isReplicoreError(e: unknown): e is ReplicoreError {
   return e instanceof Error && typeof (e as Partial<ReplicoreError>).code === "string" && typeof (e as Partial<ReplicoreError>).path === "string";
+}
+
+/** Does the label selector match the labels? (nil = nothing, `{}` = everything; invalid throws) */
+export function selectorMatches(selector: LabelSelector | null, labels: Record<string, string> | null | undefined): boolean {
+  return raw.selectorMatches(selector, labels ?? null);
+}
+
+/** upstream's calculateStatus over the given active pods (R-80..R-82). */
+export function calculateStatus(input: StatusInput, config?: Config): WrittenStatus {
+  return raw.calculateStatus(
+    {
+      ...input,
+      now: time(input.now),
+      owner: wireOwner(input.owner),
+      activePods: wireList(input.activePods, wirePod),
+    },
+    config,
+  ) as WrittenStatus;
+}
+
+/** How a slow start of `count` calls goes when the calls at `failedCalls` (0-based) fail. */
+export function slowStart(count: number, initialBatchSize: number, failedCalls: number[]): SlowStartResult {
+  return raw.slowStart(count, initialBatchSize, Uint32Array.from(failedCalls)) as SlowStartResult;
+}
+
+/** upstream's comparator on two pods with their co-location ranks (cross-checking only). */
+export function upstreamLess(a: Pod, rankA: number, b: Pod, rankB: number, options: RankOptions): boolean {
+  return raw.upstreamLess(wirePod(a), rankA, wirePod(b), rankB, { now: time(options.now), featureGates: options.featureGates });
 }

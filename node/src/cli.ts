@@ -1,2 +1,79 @@
 #!/usr/bin/env node
-console.log("replicore: the CLI is being written");
+// The `replicore` command: explain, plan and conform over the package's engine (the
+// Node entry, which loads the .wasm synchronously). Every failure is one line on stderr,
+// `replicore: <message>`, with exit 2 for usage errors and 1 otherwise; never a stack.
+
+import { version } from "./node.js";
+import { conformCommand } from "./cli/conform.js";
+import { explainCommand } from "./cli/explain.js";
+import { CliError, emit } from "./cli/io.js";
+import { planCommand } from "./cli/plan.js";
+
+const USAGE = `usage: replicore <command> [options]
+
+The Kubernetes ReplicaSet controller's decisions, from the replicore engine.
+
+commands:
+  explain   what the controller would do now with \`kubectl get rs,pods -o json\` output,
+            and which pods a scale-down would delete first, and why
+  plan      the raw plan of one sync input, as JSON
+  conform   judge the engine against the conformance vectors in a directory
+
+options:
+  -h, --help      this help (or \`replicore <command> --help\`)
+  -V, --version   the package version
+
+examples:
+  kubectl get rs,pods -n shop -o json | replicore explain --replicas 3
+  replicore explain -f cluster.json --rs web-7d9f8b6c5d --now 2026-11-21T05:00:00Z --json
+  replicore plan -f sync-input.json --config config.json
+  replicore conform tests/conformance/vectors
+`;
+
+function run(args: string[]): number {
+  const [command, ...rest] = args;
+  switch (command) {
+    case "explain":
+      explainCommand(rest);
+      return 0;
+    case "plan":
+      planCommand(rest);
+      return 0;
+    case "conform":
+      return conformCommand(rest);
+    case "-h":
+    case "--help":
+    case "help":
+      emit(USAGE);
+      return 0;
+    case "-V":
+    case "--version":
+      emit(`replicore ${version()}\n`);
+      return 0;
+    case undefined:
+      process.stderr.write(USAGE);
+      return 2;
+    default:
+      process.stderr.write(`replicore: unknown command '${command}'\n\n${USAGE}`);
+      return 2;
+  }
+}
+
+function main(args: string[]): number {
+  try {
+    return run(args);
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    // One line: the message's first line (engine and CLI messages have only one).
+    const line = message.split("\n")[0] ?? message;
+    if (e instanceof CliError) {
+      process.stderr.write(`replicore: ${line}\n`);
+      return e.exitCode;
+    }
+    const code = (e as { code?: unknown } | null)?.code;
+    process.stderr.write(`replicore: ${typeof code === "string" ? "" : "internal error: "}${line}\n`);
+    return 1;
+  }
+}
+
+process.exitCode = main(process.argv.slice(2));

@@ -417,3 +417,21 @@ export interface ReplicoreError extends Error {
   /** The JSON path of the offending field, e.g. `pods[3].status.conditions[0].lastTransitionTime`. */
   path: string;
 }
+
+export interface StatusInput {
+  now: Time;
+  owner: ReplicaSet;
+  /** The owner's claimed active pods. */
+  activePods?: Pod[];
+  /** How many terminating pods it controls. */
+  terminatingPods?: number;
+  /** The error manageReplicas returned, if any. */
+  manageError?: string | null;
+}
+
+export interface SlowStartResult {
+  successes: number;
+  calls: number;
+  batches: number[];
+  firstFailure: number | null;
+}

@@ -1,0 +1,181 @@
+// A strict TypeScript consumer: builds Kubernetes objects with @kubernetes/client-node's
+// types and hands them to replicore WITHOUT casts, then uses the result types (narrowing
+// on the discriminants). Only type-checked (tsc --noEmit); never run.
+
+import type { V1Pod, V1PodList, V1ReplicaSet, V1ReplicaSetList } from "@kubernetes/client-node";
+import {
+  complete,
+  explain,
+  isReplicoreError,
+  onPodEvent,
+  plan,
+  rankPods,
+  type Completion,
+  type EventDecision,
+  type Explanation,
+  type Manage,
+  type RankedPod,
+  type RankRule,
+  type Requeue,
+  type SyncPlan,
+  type Victim,
+} from "replicore";
+
+const now = new Date("2026-11-21T05:00:00Z");
+
+const owner: V1ReplicaSet = {
+  apiVersion: "apps/v1",
+  kind: "ReplicaSet",
+  metadata: {
+    name: "web-7d9f8b6c5d",
+    namespace: "shop",
+    uid: "0b5fb2a4-2c55-4a57-8a8c-3a7f3f2d1e01",
+    generation: 3,
+    creationTimestamp: new Date("2026-11-20T10:00:00Z"),
+    labels: { app: "web" },
+    ownerReferences: [
+      { apiVersion: "apps/v1", kind: "Deployment", name: "web", uid: "5123520d-fec2-4c78-8e21-55e6caa3d1b0", controller: true, blockOwnerDeletion: true },
+    ],
+  },
+  spec: {
+    replicas: 1,
+    minReadySeconds: 10,
+    selector: { matchLabels: { app: "web" }, matchExpressions: [{ key: "tier", operator: "In", values: ["frontend"] }] },
+    template: {
+      metadata: { labels: { app: "web", tier: "frontend" } },
+      spec: { containers: [{ name: "web", image: "registry.example.com/web:1.0" }] },
+    },
+  },
+  status: {
+    replicas: 3,
+    readyReplicas: 2,
+    observedGeneration: 3,
+    conditions: [{ type: "ReplicaFailure", status: "False", lastTransitionTime: new Date("2026-11-20T11:00:00Z") }],
+  },
+};
+
+function pod(name: string, nodeName: string | undefined, ready: boolean, created: string): V1Pod {
+  const p: V1Pod = {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: {
+      name,
+      namespace: "shop",
+      uid: `uid-${name}`,
+      creationTimestamp: new Date(created),
+      labels: { app: "web", tier: "frontend" },
+      annotations: { "controller.kubernetes.io/pod-deletion-cost": "0" },
+      ownerReferences: [
+        { apiVersion: "apps/v1", kind: "ReplicaSet", name: "web-7d9f8b6c5d", uid: "0b5fb2a4-2c55-4a57-8a8c-3a7f3f2d1e01", controller: true },
+      ],
+    },
+    spec: {
+      containers: [{ name: "web", image: "registry.example.com/web:1.0" }],
+      initContainers: [{ name: "proxy", image: "registry.example.com/proxy:2", restartPolicy: "Always" }],
+    },
+    status: {
+      phase: "Running",
+      conditions: [{ type: "Ready", status: ready ? "True" : "False", lastTransitionTime: new Date(created) }],
+      containerStatuses: [{ name: "web", ready, restartCount: 1, image: "registry.example.com/web:1.0", imageID: "", started: true }],
+      initContainerStatuses: [{ name: "proxy", ready: true, restartCount: 0, image: "registry.example.com/proxy:2", imageID: "" }],
+    },
+  };
+  if (nodeName !== undefined && p.spec) p.spec.nodeName = nodeName;
+  return p;
+}
+
+const pods: V1PodList = {
+  apiVersion: "v1",
+  kind: "PodList",
+  metadata: { resourceVersion: "4471920" },
+  items: [
+    pod("web-7d9f8b6c5d-a", "worker-1", true, "2026-11-20T12:00:00Z"),
+    pod("web-7d9f8b6c5d-b", "worker-1", false, "2026-11-20T13:00:00Z"),
+    pod("web-7d9f8b6c5d-c", undefined, false, "2026-11-21T04:59:00Z"),
+  ],
+};
+const owners: V1ReplicaSetList = { apiVersion: "apps/v1", kind: "ReplicaSetList", items: [owner] };
+
+// ---------------------------------------------------------------------------------------
+// plan: narrowing on manage.action, victims' rules
+
+const p: SyncPlan = plan({ now, owner, otherOwners: owners.items, pods: pods.items, expectations: null });
+
+function describeManage(m: Manage): string {
+  switch (m.action) {
+    case "nothing":
+      return `nothing (${m.why})`;
+    case "create":
+      return `create ${m.count} in batches ${m.batches.join(", ")}${m.refused !== undefined ? ` (refused: ${m.refused})` : ""}`;
+    case "delete": {
+      const victims: Victim[] = m.victims;
+      return `delete ${victims.map((v) => `${v.name} (${v.rule ?? "last"}, on ${v.facts.node || "no node"})`).join(", ")}`;
+    }
+    default: {
+      const unreachable: never = m;
+      return unreachable;
+    }
+  }
+}
+console.log(describeManage(p.manage));
+for (const claim of p.claims) console.log(claim.kind, claim.name, claim.patchType);
+
+// ---------------------------------------------------------------------------------------
+// complete: narrowing on requeue.kind
+
+const done: Completion = complete(p, {
+  claims: { results: p.claims.map(() => ({ result: "ok" as const })) },
+  deletes: p.manage.action === "delete" ? p.manage.victims.map(() => ({ result: "ok" as const })) : [],
+  creates: [],
+});
+
+function describeRequeue(r: Requeue): string {
+  switch (r.kind) {
+    case "done":
+      return "done";
+    case "after":
+      return `again in ${r.after.toFixed(0)}s`;
+    case "rateLimited":
+      return `rate-limited: ${r.error}`;
+    default: {
+      const unreachable: never = r;
+      return unreachable;
+    }
+  }
+}
+console.log(describeRequeue(done.requeue), done.status?.replicas, done.events.map((e) => `${e.type} ${e.reason}`));
+
+// ---------------------------------------------------------------------------------------
+// rankPods: rules of the ranked pods
+
+const ranked: RankedPod[] = rankPods(pods.items, { now, related: pods.items, featureGates: { PodDeletionCost: true } });
+const rules: Array<RankRule | null> = ranked.map((r) => r.rule);
+const first: RankedPod | undefined = ranked[0];
+if (first && first.rule === "unassigned") console.log(`${first.name} goes first: ${first.ruleText ?? ""}`);
+console.log(rules);
+
+// ---------------------------------------------------------------------------------------
+// onPodEvent: an update of a client-node pod
+
+const [a, b] = pods.items;
+if (a && b) {
+  const decision: EventDecision = onPodEvent({ type: "updated", old: a, object: b }, owners.items);
+  for (const o of decision.observations) console.log(o.ownerKey, o.change.op);
+  const added: EventDecision = onPodEvent({ type: "added", object: a }, [owner], { burstReplicas: 10 });
+  console.log(added.enqueue, added.enqueueAfter.map((x) => x.after));
+}
+
+// ---------------------------------------------------------------------------------------
+// explain: a PodList, and a List of ReplicaSets and pods
+
+const x: Explanation = explain({ apiVersion: "v1", kind: "List", items: [owner, ...pods.items] }, { now, replicas: 0, owner: "shop/web-7d9f8b6c5d" });
+for (const o of x.owners) {
+  const sync = o.sync;
+  if (sync.action === "delete") for (const v of sync.victims) console.log(v.position, v.name, v.rule, v.ruleText, v.readySince);
+  for (const v of o.scaleDown?.victims ?? []) console.log(v.position, v.name, v.rule satisfies RankRule | null);
+}
+try {
+  explain(pods, { now });
+} catch (e) {
+  if (isReplicoreError(e)) console.log(e.code, e.path, e.message);
+}
