@@ -136,8 +136,6 @@ struct Key {
     /// Rule 8's order: (non-zero, bucket or −time).
     created_slot: (bool, i64),
     created: Option<i64>,
-    /// Dense rank of the UID (byte-wise order; equal UIDs share a rank).
-    uid: u32,
     /// Packed sort keys, computed once: see [`Key::block`], [`Key::later`].
     block: (u128, u128),
     later: u128,
@@ -195,7 +193,6 @@ impl Key {
             sidecar: pods::max_sidecar_restarts(pod),
             created_slot: slot(created, now, log),
             created: created.map(Time::unix_nanos),
-            uid: 0,
             block: (0, 0),
             later: 0,
             ready_bits: 0,
@@ -228,7 +225,7 @@ impl Key {
 
 /// Upstream's `Less` on two keys: `Some((Less, rule))` when `a` goes before `b`,
 /// `Some((Greater, rule))` when after, `None` when upstream sees them as equal.
-fn decide(a: &Key, b: &Key) -> Option<(Ordering, RankRule)> {
+fn decide(a: &Key, b: &Key, uid_a: &str, uid_b: &str) -> Option<(Ordering, RankRule)> {
     let by = |o: Ordering, rule| (o != Ordering::Equal).then_some((o, rule));
     by(b.unassigned.cmp(&a.unassigned), RankRule::Unassigned)
         .or_else(|| by(a.phase.cmp(&b.phase), RankRule::Phase))
@@ -241,7 +238,7 @@ fn decide(a: &Key, b: &Key) -> Option<(Ordering, RankRule)> {
             }
             by(a.ready_slot.cmp(&b.ready_slot), RankRule::ReadyTime)
                 // Same non-zero bucket, different times: UID decides, whatever follows.
-                .or(Some((a.uid.cmp(&b.uid), RankRule::ReadyTimeUid)))
+                .or(Some((uid_a.cmp(uid_b), RankRule::ReadyTimeUid)))
         })
         .or_else(|| by(b.restarts.cmp(&a.restarts), RankRule::Restarts))
         .or_else(|| by(b.sidecar.cmp(&a.sidecar), RankRule::SidecarRestarts))
@@ -251,56 +248,60 @@ fn decide(a: &Key, b: &Key) -> Option<(Ordering, RankRule)> {
             }
             by(a.created_slot.cmp(&b.created_slot), RankRule::CreationTime)
                 // Same non-zero bucket, different times: UID decides.
-                .or(Some((a.uid.cmp(&b.uid), RankRule::CreationTimeUid)))
+                .or(Some((uid_a.cmp(uid_b), RankRule::CreationTimeUid)))
         })
         .filter(|(o, _)| *o != Ordering::Equal)
 }
 
-/// Reusable buffers for scoring blocks.
-#[derive(Default)]
-struct Scratch {
-    pairs: Vec<(u128, u32)>,
+/// A block member's keys, copied together so the block's sorts touch one small array.
+#[derive(Clone, Copy, Debug)]
+struct Member {
+    index: u32,
+    uid: u32,
+    ready: u128,
+    later: u128,
+    created: u128,
+    w: i64,
 }
 
-impl Scratch {
-    /// For each pod of `set`: `sign ×` (how many pods of `set` have a greater key − how
-    /// many a smaller one), added to `w`. One sort and one pass.
-    fn score(&mut self, set: &[u32], key: impl Fn(u32) -> u128, sign: i64, w: &mut [i64]) {
-        if set.len() < 2 {
-            return;
-        }
-        self.pairs.clear();
-        self.pairs.extend(set.iter().map(|&i| (key(i), i)));
-        self.pairs.sort_unstable_by_key(|p| p.0);
-        let n = self.pairs.len();
-        let mut start = 0;
-        while start < n {
-            let k = self.pairs.get(start).map_or(0, |p| p.0);
-            let mut end = start + 1;
-            while self.pairs.get(end).is_some_and(|p| p.0 == k) {
-                end += 1;
+/// For members sorted (grouped ascending) by `key`: `sign ×` (how many have a greater key
+/// − how many a smaller one), added to each member's `w`. One linear pass.
+fn add_sorted_scores<K: PartialEq>(members: &mut [Member], key: impl Fn(&Member) -> K, sign: i64) {
+    let n = members.len();
+    if n < 2 {
+        return;
+    }
+    let mut start = 0;
+    while start < n {
+        let mut end = start + 1;
+        while end < n {
+            match (members.get(start), members.get(end)) {
+                (Some(a), Some(b)) if key(a) == key(b) => end += 1,
+                _ => break,
             }
-            let score = sign * ((n - end) as i64 - start as i64);
-            for p in self.pairs.get(start..end).unwrap_or(&[]) {
-                if let Some(x) = w.get_mut(p.1 as usize) {
-                    *x += score;
-                }
-            }
-            start = end;
         }
+        let score = sign * ((n - end) as i64 - start as i64);
+        for m in members.get_mut(start..end).unwrap_or_default() {
+            m.w += score;
+        }
+        start = end;
     }
 }
 
-/// Runs of equal `class` in `set` (already sorted by it).
-fn for_runs(set: &[u32], class: impl Fn(u32) -> u128, mut f: impl FnMut(&[u32])) {
+/// Calls `f` on each run of equal `key` (members sorted by it).
+fn for_runs_mut(
+    members: &mut [Member],
+    key: impl Fn(&Member) -> u128,
+    mut f: impl FnMut(&mut [Member]),
+) {
     let mut start = 0;
-    while start < set.len() {
-        let c = set.get(start).map(|&i| class(i));
+    while start < members.len() {
+        let k = members.get(start).map(&key);
         let mut end = start + 1;
-        while end < set.len() && set.get(end).map(|&i| class(i)) == c {
+        while end < members.len() && members.get(end).map(&key) == k {
             end += 1;
         }
-        if let Some(run) = set.get(start..end) {
+        if let Some(run) = members.get_mut(start..end) {
             f(run);
         }
         start = end;
@@ -308,84 +309,81 @@ fn for_runs(set: &[u32], class: impl Fn(u32) -> u128, mut f: impl FnMut(&[u32]))
 }
 
 /// Orders one block (pods that rules 1–5 and the ready slot cannot separate) as a linear
-/// extension of upstream's rank groups: by wins minus losses within the block. Blocks
-/// whose relation is a plain total order on one key take a shortcut to the same result.
+/// extension of upstream's rank groups: each pod is scored by its strict wins minus
+/// strict losses against the block, and the block is sorted by that score. Within the
+/// block, upstream's `Less(a, b)` is: different exact ready times (both ready, with
+/// LogarithmicScaleDown) ⇒ by UID; otherwise by the later key (restarts, sidecar
+/// restarts, creation slot), and within one creation bucket, different exact creation
+/// times ⇒ by UID. Every score part is a count over a sorted run.
 fn order_block(
-    keys: &mut [Key],
+    keys: &[Key],
     pods: &[&Pod],
     block: &mut [u32],
-    w: &mut [i64],
-    scratch: &mut Scratch,
+    members: &mut Vec<Member>,
     log: bool,
 ) {
     if block.len() < 2 {
         return;
     }
-    assign_uid_ranks(keys, pods, block);
-    let keys: &[Key] = keys;
-    let key = |i: u32| keys.get(i as usize);
-    let uid = |i: u32| key(i).map_or(0, |k| u128::from(k.uid));
-    let ready_class = |i: u32| key(i).map_or(0, |k| k.ready_bits);
-    let later = |i: u32| key(i).map_or(0, |k| k.later);
-    let created = |i: u32| key(i).map_or(0, |k| k.created_bits);
-    let ready = key(block.first().copied().unwrap_or(0)).is_some_and(|k| k.ready);
-    let distinct = |block: &mut [u32], f: &dyn Fn(u32) -> u128| {
-        block.sort_unstable_by_key(|&i| f(i));
-        block.windows(2).all(|p| match p {
-            [a, b] => f(*a) != f(*b),
-            _ => true,
+    members.clear();
+    members.extend(block.iter().filter_map(|&i| {
+        let k = keys.get(i as usize)?;
+        Some(Member {
+            index: i,
+            uid: 0,
+            ready: k.ready_bits,
+            later: k.later,
+            created: k.created_bits,
+            w: 0,
         })
-    };
+    }));
+    assign_uid_ranks(members, pods);
+    let ready = block
+        .first()
+        .and_then(|&i| keys.get(i as usize))
+        .is_some_and(|k| k.ready);
 
-    // Rule 6 inside a bucket: different exact ready times are ordered by UID.
     let by_ready_time = ready && log;
     if by_ready_time {
-        if distinct(block, &ready_class) {
-            // Every pair differs in ready time: UID alone decides (ties: equal UIDs).
-            block
-                .sort_unstable_by(|&a, &b| uid(a).cmp(&uid(b)).then_with(|| tie_break(pods, a, b)));
-            return;
-        }
-        scratch.score(block, uid, 1, w);
-    } else if distinct(block, &later) {
-        // One ready class and every pair differs in restarts or creation slot.
-        return;
+        // Rule 6 inside a bucket: pods of different exact ready times go by UID.
+        // `members` is sorted by UID here.
+        add_sorted_scores(members, |m| m.uid, 1);
+        members.sort_unstable_by_key(|m| (m.ready, m.uid));
     }
-    let mut classes: Vec<(usize, usize)> = Vec::new();
-    if by_ready_time {
-        let mut at = 0;
-        for_runs(block, ready_class, |run| {
-            classes.push((at, at + run.len()));
-            at += run.len();
-        });
-    } else {
-        classes.push((0, block.len()));
-    }
-    for (s, e) in classes {
-        let Some(class) = block.get_mut(s..e) else {
-            continue;
-        };
+    let classes = |m: &Member| if by_ready_time { m.ready } else { 0 };
+    for_runs_mut(members, classes, |class| {
         if by_ready_time {
-            scratch.score(class, uid, -1, w);
+            // Within one exact ready time the UID part above does not apply.
+            add_sorted_scores(class, |m| m.uid, -1);
         }
-        // Same exact ready time: rules 7 and 8.
-        scratch.score(class, later, 1, w);
+        // Rules 7 and 8: the later key, then (same creation bucket) UID between
+        // different exact creation times.
+        class.sort_unstable_by_key(|m| (m.later, m.uid));
+        add_sorted_scores(class, |m| m.later, 1);
         if log {
-            class.sort_unstable_by_key(|&i| (later(i), created(i)));
-            for_runs(class, later, |group| {
-                // Same creation bucket: different exact creation times are ordered by UID.
-                scratch.score(group, uid, 1, w);
-                for_runs(group, created, |cclass| scratch.score(cclass, uid, -1, w));
-            });
+            for_runs_mut(
+                class,
+                |m| m.later,
+                |group| {
+                    add_sorted_scores(group, |m| m.uid, 1);
+                    group.sort_unstable_by_key(|m| (m.created, m.uid));
+                    for_runs_mut(
+                        group,
+                        |m| m.created,
+                        |cclass| add_sorted_scores(cclass, |m| m.uid, -1),
+                    );
+                },
+            );
         }
-    }
-    let weight = |i: u32| w.get(i as usize).copied().unwrap_or(0);
-    block.sort_unstable_by(|&a, &b| {
-        weight(b)
-            .cmp(&weight(a))
-            .then_with(|| uid(a).cmp(&uid(b)))
-            .then_with(|| tie_break(pods, a, b))
     });
+    members.sort_unstable_by(|a, b| {
+        b.w.cmp(&a.w)
+            .then(a.uid.cmp(&b.uid))
+            .then_with(|| tie_break(pods, a.index, b.index))
+    });
+    for (slot, m) in block.iter_mut().zip(members.iter()) {
+        *slot = m.index;
+    }
 }
 
 /// The last tie-break: namespace, name, then input position.
@@ -421,7 +419,8 @@ fn node_counts<'a>(related: impl IntoIterator<Item = &'a Pod>) -> FxHashMap<&'a 
 
 /// Dense UID ranks within a block, in byte-wise order (R-72.6/8 compare UIDs as Go
 /// strings): sorted by a 16-byte prefix, full strings compared only where prefixes tie.
-fn assign_uid_ranks(keys: &mut [Key], pods: &[&Pod], block: &mut [u32]) {
+/// Leaves `members` sorted by UID.
+fn assign_uid_ranks(members: &mut [Member], pods: &[&Pod]) {
     let uid_of = |i: u32| pods.get(i as usize).map_or("", |p| p.uid());
     let prefix = |i: u32| {
         let mut b = [0u8; 16];
@@ -430,21 +429,72 @@ fn assign_uid_ranks(keys: &mut [Key], pods: &[&Pod], block: &mut [u32]) {
         }
         u128::from_be_bytes(b)
     };
-    let mut by_uid: Vec<(u128, u32)> = block.iter().map(|&i| (prefix(i), i)).collect();
-    by_uid.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| uid_of(a.1).cmp(uid_of(b.1))));
+    let mut by_uid: Vec<(u128, u32)> = members
+        .iter()
+        .zip(0u32..)
+        .map(|(m, pos)| (prefix(m.index), pos))
+        .collect();
+    let index_at = |pos: u32| members.get(pos as usize).map_or(0, |m| m.index);
+    by_uid.sort_unstable_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then_with(|| uid_of(index_at(a.1)).cmp(uid_of(index_at(b.1))))
+    });
+    let sorted: Vec<Member> = by_uid
+        .iter()
+        .filter_map(|&(_, pos)| members.get(pos as usize).copied())
+        .collect();
     let mut rank = 0u32;
     let mut prev: Option<(u128, u32)> = None;
-    for &(p, i) in &by_uid {
+    for ((slot, mut m), &(p, _)) in members.iter_mut().zip(sorted).zip(&by_uid) {
         if let Some((pp, pi)) = prev {
-            if pp != p || uid_of(pi) != uid_of(i) {
+            if pp != p || uid_of(pi) != uid_of(m.index) {
                 rank += 1;
             }
         }
-        prev = Some((p, i));
-        if let Some(k) = keys.get_mut(i as usize) {
-            k.uid = rank;
-        }
+        prev = Some((p, m.index));
+        m.uid = rank;
+        *slot = m;
     }
+}
+
+/// The block keys packed into a `u64` (offsets from each part's minimum, in the same
+/// order as [`Key::block`]); `None` when they do not fit, e.g. exact times without
+/// LogarithmicScaleDown.
+fn packed_block_keys(keys: &[Key]) -> Option<Vec<u64>> {
+    let bits = |range: u64| u64::BITS - range.leading_zeros();
+    let (min_cost, max_cost) = keys.iter().fold((i32::MAX, i32::MIN), |(lo, hi), k| {
+        (lo.min(k.cost), hi.max(k.cost))
+    });
+    let max_col = keys.iter().map(|k| k.colocated).max().unwrap_or(0);
+    let (min_slot, max_slot) = keys.iter().fold((i64::MAX, i64::MIN), |(lo, hi), k| {
+        (lo.min(k.ready_slot.1), hi.max(k.ready_slot.1))
+    });
+    let cost_bits = bits(
+        i64::from(max_cost)
+            .saturating_sub(i64::from(min_cost))
+            .max(0) as u64,
+    );
+    let col_bits = bits(u64::from(max_col));
+    let slot_range = i128::from(max_slot) - i128::from(min_slot);
+    let slot_bits = bits(u64::try_from(slot_range.max(0)).ok()?) + 1;
+    if 4 + cost_bits + col_bits + slot_bits > 64 {
+        return None;
+    }
+    Some(
+        keys.iter()
+            .map(|k| {
+                let head = (u64::from(!k.unassigned) << 3)
+                    | (u64::from(k.phase & 3) << 1)
+                    | u64::from(k.ready);
+                let cost = (i64::from(k.cost) - i64::from(min_cost)) as u64;
+                // More co-located first: descending.
+                let col = u64::from(max_col - k.colocated);
+                let slot = (u64::from(k.ready_slot.0) << (slot_bits - 1))
+                    | (k.ready_slot.1.wrapping_sub(min_slot) as u64);
+                (((head << cost_bits | cost) << col_bits | col) << slot_bits) | slot
+            })
+            .collect(),
+    )
 }
 
 /// The deletion order: indices into `candidates`, first to go first, with the keys.
@@ -455,7 +505,7 @@ fn order(
     gates: &FeatureGates,
 ) -> (Vec<Key>, Vec<u32>) {
     let counts = node_counts(related.iter().copied());
-    let mut keys: Vec<Key> = candidates
+    let keys: Vec<Key> = candidates
         .iter()
         .enumerate()
         .map(|(i, p)| {
@@ -463,11 +513,32 @@ fn order(
             Key::new(i as u32, p, colocated, now, gates)
         })
         .collect();
-    let mut sorted: Vec<((u128, u128), u32)> = keys.iter().map(|k| (k.block, k.index)).collect();
-    sorted.sort_unstable_by_key(|e| e.0);
+    // Sort by the block key; with LogarithmicScaleDown its parts span few bits and pack
+    // into one u64, which sorts much faster than the general (u128, u128) key.
+    let sorted: Vec<(u128, u32)> = match packed_block_keys(&keys) {
+        Some(packed) => {
+            let mut v: Vec<(u64, u32)> = packed.into_iter().zip(0u32..).collect();
+            v.sort_unstable();
+            v.into_iter().map(|(k, i)| (u128::from(k), i)).collect()
+        }
+        None => {
+            let mut v: Vec<((u128, u128), u32)> = keys.iter().map(|k| (k.block, k.index)).collect();
+            v.sort_unstable();
+            let mut dense = 0u128;
+            let mut prev = None;
+            v.into_iter()
+                .map(|(k, i)| {
+                    if prev.is_some_and(|p| p != k) {
+                        dense += 1;
+                    }
+                    prev = Some(k);
+                    (dense, i)
+                })
+                .collect()
+        }
+    };
     let mut order: Vec<u32> = sorted.iter().map(|e| e.1).collect();
-    let mut w = vec![0i64; keys.len()];
-    let mut scratch = Scratch::default();
+    let mut members: Vec<Member> = Vec::new();
     let mut start = 0;
     while start < sorted.len() {
         let block_key = sorted.get(start).map(|e| e.0);
@@ -478,11 +549,10 @@ fn order(
         if end - start > 1 {
             if let Some(block) = order.get_mut(start..end) {
                 order_block(
-                    &mut keys,
+                    &keys,
                     candidates,
                     block,
-                    &mut w,
-                    &mut scratch,
+                    &mut members,
                     gates.logarithmic_scale_down,
                 );
             }
@@ -530,12 +600,14 @@ fn explain(
             let pod = candidates.get(i as usize)?;
             let rule = order
                 .get(pos + 1)
-                .and_then(|&j| key(j))
-                .map(|next| match decide(k, next) {
-                    Some((Ordering::Less, rule)) => rule,
-                    Some(_) => RankRule::Intransitive,
-                    None => RankRule::TieBreak,
-                });
+                .and_then(|&j| Some((key(j)?, candidates.get(j as usize)?)))
+                .map(
+                    |(next, next_pod)| match decide(k, next, pod.uid(), next_pod.uid()) {
+                        Some((Ordering::Less, rule)) => rule,
+                        Some(_) => RankRule::Intransitive,
+                        None => RankRule::TieBreak,
+                    },
+                );
             Some(RankedPod {
                 index: i as usize,
                 rule,
@@ -594,10 +666,10 @@ pub fn pods_to_delete(
 /// upstream place `a` before `b`? (For cross-checking; the engine never sorts with it.)
 pub fn upstream_less(a: (&Pod, usize), b: (&Pod, usize), now: Time, gates: &FeatureGates) -> bool {
     let clamp = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
-    let mut ka = Key::new(0, a.0, clamp(a.1), now, gates);
-    let mut kb = Key::new(1, b.0, clamp(b.1), now, gates);
-    let (ua, ub) = (a.0.uid(), b.0.uid());
-    ka.uid = u32::from(ua > ub);
-    kb.uid = u32::from(ub > ua);
-    matches!(decide(&ka, &kb), Some((Ordering::Less, _)))
+    let ka = Key::new(0, a.0, clamp(a.1), now, gates);
+    let kb = Key::new(1, b.0, clamp(b.1), now, gates);
+    matches!(
+        decide(&ka, &kb, a.0.uid(), b.0.uid()),
+        Some((Ordering::Less, _))
+    )
 }
