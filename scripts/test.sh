@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The whole test suite: formatting, lints (warnings are errors), unit, rule, property and
-# conformance tests, then the conformance runner over the public vectors.
+# The whole test suite: formatting, lints (warnings are errors), Rust unit, rule,
+# property and conformance tests; the wasm build with its wasm-bindgen-test suite in Node
+# and headless Chromium; the strict TypeScript checks; the CLI and API tests; and the
+# conformance vectors through both the wasm package and the native engine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,5 +19,20 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "cargo test (unit, rule, property, conformance, doc tests)"
 cargo test --workspace --locked --profile ci
 
-step "conformance runner over the public vectors"
+step "npm package: wasm-pack build, wasm-opt, tsc (strict)"
+npm run --silent build
+
+step "TypeScript: the package and a strict consumer of @kubernetes/client-node types"
+npm --workspace node run --silent typecheck
+
+step "wasm-bindgen-test: the same suite in Node and in headless Chromium"
+bash scripts/test-wasm.sh
+
+step "node --test: the replicore CLI and the JS API"
+npm --workspace node test --silent
+
+step "conformance through the wasm package (npx replicore conform)"
+npx --no-install replicore conform tests/conformance/vectors
+
+step "conformance runner over the public vectors (native)"
 cargo run --profile ci --locked -q -p replicore-tests --bin conformance -- tests/conformance/vectors

@@ -7,6 +7,9 @@ pub enum Error {
     /// The input is not of the expected shape: wrong JSON type, bad timestamp, bad syntax.
     #[error("{path}: {message}")]
     Malformed { path: String, message: String },
+    /// The text is not valid JSON (the message gives line and column).
+    #[error("{path}: {message}")]
+    Syntax { path: String, message: String },
     /// A count that must not be negative is.
     #[error("{path}: must not be negative (got {value})")]
     Negative { path: String, value: i64 },
@@ -33,6 +36,7 @@ impl Error {
     pub fn path(&self) -> &str {
         match self {
             Error::Malformed { path, .. }
+            | Error::Syntax { path, .. }
             | Error::Negative { path, .. }
             | Error::Missing { path }
             | Error::DuplicatePod { path, .. }
@@ -45,6 +49,7 @@ impl Error {
     pub fn code(&self) -> &'static str {
         match self {
             Error::Malformed { .. } => "MALFORMED",
+            Error::Syntax { .. } => "SYNTAX",
             Error::Negative { .. } => "NEGATIVE",
             Error::Missing { .. } => "MISSING",
             Error::DuplicatePod { .. } => "DUPLICATE_POD",
@@ -55,3 +60,46 @@ impl Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// The same error with its path placed under `root` (`config` + `burstReplicas` =
+    /// `config.burstReplicas`); for hosts that pass several documents.
+    pub fn under(self, root: &str) -> Error {
+        if root.is_empty() {
+            return self;
+        }
+        let join = |p: String| match p.as_str() {
+            "" | "." => root.to_owned(),
+            q if q.starts_with('[') => format!("{root}{q}"),
+            q => format!("{root}.{q}"),
+        };
+        match self {
+            Error::Malformed { path, message } => Error::Malformed {
+                path: join(path),
+                message,
+            },
+            Error::Syntax { path, message } => Error::Syntax {
+                path: join(path),
+                message,
+            },
+            Error::Negative { path, value } => Error::Negative {
+                path: join(path),
+                value,
+            },
+            Error::Missing { path } => Error::Missing { path: join(path) },
+            Error::DuplicatePod { path, key, first } => Error::DuplicatePod {
+                path: join(path),
+                key,
+                first: join(first),
+            },
+            Error::Config { path, message } => Error::Config {
+                path: join(path),
+                message,
+            },
+            Error::Outcome { path, message } => Error::Outcome {
+                path: join(path),
+                message,
+            },
+        }
+    }
+}

@@ -141,6 +141,12 @@ pub enum ExpectationsChange {
     CreationObserved,
     /// R-91b: `DeleteExpectations`.
     Delete,
+    /// `SetExpectations(add, del)`.
+    Set { add: i64, del: i64 },
+    /// `LowerExpectations(add, del)`.
+    Lower { add: i64, del: i64 },
+    /// `RaiseExpectations(add, del)`.
+    Raise { add: i64, del: i64 },
 }
 
 impl ExpectationsChange {
@@ -154,6 +160,9 @@ impl ExpectationsChange {
             ExpectationsChange::DeletionObserved { key } => e.deletion_observed(key),
             ExpectationsChange::CreationObserved => e.creation_observed(),
             ExpectationsChange::Delete => e.deleted(),
+            ExpectationsChange::Set { add, del } => e.set(*add, *del, now),
+            ExpectationsChange::Lower { add, del } => e.lower(*add, *del),
+            ExpectationsChange::Raise { add, del } => e.raise(*add, *del),
         }
     }
 }

@@ -524,32 +524,7 @@ fn join(prefix: &str, inner: &str) -> String {
 
 /// The error of a part of the input, with its path made absolute.
 fn within(prefix: &str, e: Error) -> Error {
-    match e {
-        Error::Malformed { path, message } => Error::Malformed {
-            path: join(prefix, &path),
-            message,
-        },
-        Error::Negative { path, value } => Error::Negative {
-            path: join(prefix, &path),
-            value,
-        },
-        Error::Missing { path } => Error::Missing {
-            path: join(prefix, &path),
-        },
-        Error::DuplicatePod { path, key, first } => Error::DuplicatePod {
-            path: join(prefix, &path),
-            key,
-            first: join(prefix, &first),
-        },
-        Error::Config { path, message } => Error::Config {
-            path: join(prefix, &path),
-            message,
-        },
-        Error::Outcome { path, message } => Error::Outcome {
-            path: join(prefix, &path),
-            message,
-        },
-    }
+    e.under(prefix)
 }
 
 fn json_type(v: &Value) -> &'static str {

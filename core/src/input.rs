@@ -56,6 +56,13 @@ pub fn from_value_any<T: DeserializeOwned>(value: serde_json::Value) -> Result<T
     serde_path_to_error::deserialize(value).map_err(|e| path_error(e.path().to_string(), e.inner()))
 }
 
+/// Parses any JSON document into `T` (a list, a timestamp, an optional object…), with the
+/// field path of every error. Struct-typed fields inside still accept objects only.
+pub fn from_json_any<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
+    let de = &mut serde_json::Deserializer::from_slice(bytes);
+    serde_path_to_error::deserialize(de).map_err(|e| path_error(e.path().to_string(), e.inner()))
+}
+
 /// Parses a JSON object into `T`; a failure names the JSON path of the offending field.
 pub fn from_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
     let de = &mut serde_json::Deserializer::from_slice(bytes);
@@ -93,6 +100,21 @@ fn path_error(path: String, inner: &serde_json::Error) -> Error {
         .and_then(|rest| rest.strip_suffix('`'))
     {
         return Error::Missing { path: join(field) };
+    }
+    if inner.is_syntax() || inner.is_eof() {
+        // The path ends where the parser stopped, with `?` for a key it could not read.
+        let mut p = path.as_str();
+        while let Some(rest) = p.strip_suffix(".?").or_else(|| p.strip_suffix('?')) {
+            p = rest;
+        }
+        return Error::Syntax {
+            path: if p.is_empty() {
+                ".".into()
+            } else {
+                p.to_owned()
+            },
+            message,
+        };
     }
     Error::Malformed {
         path: if path.is_empty() { ".".into() } else { path },

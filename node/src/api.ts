@@ -16,6 +16,7 @@ import type {
   Explanation,
   ExplainOptions,
   LabelSelector,
+  LiveOwner,
   SlowStartResult,
   StatusInput,
   WrittenStatus,
@@ -35,88 +36,39 @@ import type {
 export type * from "./types.js";
 
 // ---------------------------------------------------------------------------------------
-// Dates to strings, copying only what changes
+// Objects to JSON text
 
-function time<T>(v: T | Date): T | string {
-  return v instanceof Date ? v.toISOString() : v;
-}
-
-type Meta = { creationTimestamp?: unknown; deletionTimestamp?: unknown } | undefined;
-
-function meta<M extends Meta>(m: M): M {
-  if (!m || !(m.creationTimestamp instanceof Date || m.deletionTimestamp instanceof Date)) return m;
-  return { ...m, creationTimestamp: time(m.creationTimestamp), deletionTimestamp: time(m.deletionTimestamp) };
-}
-
-function conditions<C extends { lastTransitionTime?: unknown }>(cs: C[] | undefined | null): C[] | undefined | null {
-  if (!cs || !cs.some((c) => c.lastTransitionTime instanceof Date)) return cs;
-  return cs.map((c) => ({ ...c, lastTransitionTime: time(c.lastTransitionTime) }));
-}
-
-function withStatusConditions<O extends { metadata?: Meta; status?: { conditions?: Array<{ lastTransitionTime?: unknown }> | null } }>(
-  o: O,
-): O {
-  if (o === null || typeof o !== "object") return o;
-  const m = meta(o.metadata);
-  const cs = o.status ? conditions(o.status.conditions) : undefined;
-  if (m === o.metadata && (!o.status || cs === o.status.conditions)) return o;
-  const out = { ...o, metadata: m };
-  if (o.status && cs !== o.status.conditions) out.status = { ...o.status, conditions: cs };
-  return out;
-}
-
-/** A pod with its `Date` fields as strings (the same object when it has none). */
-export function wirePod<P extends Pod>(p: P): P {
-  return withStatusConditions(p as never) as P;
-}
-
-/** An owner with its `Date` fields as strings (the same object when it has none). */
-export function wireOwner<R extends ReplicaSet>(r: R): R {
-  return withStatusConditions(r as never) as R;
-}
-
-function wireList<T>(xs: T[] | undefined, f: (x: T) => T): T[] | undefined {
-  if (!Array.isArray(xs)) return xs;
-  let out: T[] | undefined;
-  for (let i = 0; i < xs.length; i++) {
-    const x = xs[i] as T;
-    const y = f(x);
-    if (y !== x) {
-      out ??= xs.slice();
-      out[i] = y;
-    }
+/**
+ * Object arguments cross into wasm as JSON text: `JSON.stringify` writes `Date` fields
+ * (as @kubernetes/client-node returns them) as RFC 3339 strings, and refuses cycles and
+ * absurd nesting with an exception instead of exhausting the wasm stack.
+ */
+function text(value: unknown, path: string): string {
+  try {
+    const t = JSON.stringify(value);
+    if (t === undefined) throw new TypeError("no JSON representation");
+    return t;
+  } catch (e) {
+    const at = path || ".";
+    const err = new Error(`${at}: cannot be converted to JSON: ${(e as Error).message}`) as ReplicoreError;
+    err.code = "MALFORMED";
+    err.path = at;
+    throw err;
   }
-  return out ?? xs;
 }
 
-function wireExpectations(e: Expectations | undefined): Expectations | undefined {
-  return e && e.timestamp instanceof Date ? { ...e, timestamp: time(e.timestamp) } : e;
+function optText(value: unknown, path: string): string | undefined {
+  return value === undefined || value === null ? undefined : text(value, path);
 }
 
-/** A sync input with every `Date` as an RFC 3339 string. */
-export function wireInput(input: SyncInput): SyncInput {
-  if (input === null || typeof input !== "object") return input;
-  return {
-    ...input,
-    now: time(input.now),
-    owner: wireOwner(input.owner),
-    otherOwners: wireList(input.otherOwners, wireOwner),
-    pods: wireList(input.pods, wirePod),
-    expectations: wireExpectations(input.expectations),
-  };
-}
-
-function wireItem(item: unknown): unknown {
-  if (item === null || typeof item !== "object") return item;
-  const o = item as { kind?: string; items?: unknown[] };
-  if (Array.isArray(o.items)) return { ...o, items: o.items.map(wireItem) };
-  return withStatusConditions(o as never);
+function iso(t: Time): string {
+  return t instanceof Date ? t.toISOString() : t;
 }
 
 // ---------------------------------------------------------------------------------------
 // The API
 
-const plans = new WeakMap<object, { input: SyncInput; config?: Config }>();
+const plans = new WeakMap<object, { input: string; config: string | undefined }>();
 
 /** The package (and engine) version. */
 export function version(): string {
@@ -128,22 +80,22 @@ export function version(): string {
  * slow-start batches, or ranked deletions), and the expectations to record first.
  */
 export function plan(input: SyncInput, config?: Config): SyncPlan {
-  const wired = wireInput(input);
-  const p = raw.plan(wired, config) as SyncPlan;
-  plans.set(p, { input: wired, config });
-  return p;
+  return planJson(text(input, ""), config);
 }
 
 /** `plan` from JSON text (a host holding text need not parse it). */
-export function planJson(text: string, config?: Config): SyncPlan {
-  return raw.planJson(text, config) as SyncPlan;
+export function planJson(inputJson: string, config?: Config): SyncPlan {
+  const configText = optText(config, "config");
+  const p = raw.plan(inputJson, configText) as SyncPlan;
+  plans.set(p, { input: inputJson, config: configText });
+  return p;
 }
 
-function contextOf(p: SyncPlan): { input: SyncInput; config?: Config } {
+function contextOf(p: SyncPlan): { input: string; config: string | undefined } {
   const ctx = plans.get(p);
   if (!ctx) {
     const e = new Error(
-      "complete: this plan was not made by plan() of this module (use completeInput(input, outcome, config) for plans made elsewhere)",
+      "plan: this plan was not made by plan() of this module (use completeInput(input, outcome, config) for plans made elsewhere)",
     ) as ReplicoreError;
     e.code = "UNKNOWN_PLAN";
     e.path = "plan";
@@ -152,22 +104,28 @@ function contextOf(p: SyncPlan): { input: SyncInput; config?: Config } {
   return ctx;
 }
 
+/** R-32: `null` when the planned adoptions may go ahead given the live read of the owner, else why not. */
+export function adoptionAllowed(p: SyncPlan, liveOwner: LiveOwner): string | null {
+  const { input, config } = contextOf(p);
+  return raw.adoptionAllowed(input, text(liveOwner, "liveOwner"), config) ?? null;
+}
+
 /** The manage step once the claims are done (equal to `plan.manage` if all went as planned). */
 export function manageAfterClaims(p: SyncPlan, claims: ClaimOutcome): Manage {
   if (p.claims.length === 0) return p.manage;
   const { input, config } = contextOf(p);
-  return raw.manageAfterClaims(input, claims, config) as Manage;
+  return raw.manageAfterClaims(input, text(claims, "claims"), config) as Manage;
 }
 
 /** What the host's calls mean: status to write, expectation corrections, events, requeue. */
 export function complete(p: SyncPlan, outcome: SyncOutcome): Completion {
   const { input, config } = contextOf(p);
-  return raw.complete(input, outcome, config) as Completion;
+  return raw.complete(input, text(outcome, "outcome"), config) as Completion;
 }
 
 /** `complete` for a plan of `input` made elsewhere (plans are deterministic). */
 export function completeInput(input: SyncInput, outcome: SyncOutcome, config?: Config): Completion {
-  return raw.complete(wireInput(input), outcome, config) as Completion;
+  return raw.complete(text(input, ""), text(outcome, "outcome"), optText(config, "config")) as Completion;
 }
 
 /**
@@ -175,82 +133,71 @@ export function completeInput(input: SyncInput, outcome: SyncOutcome, config?: C
  * `null` when slow start is over (all done, or a batch had a failure).
  */
 export function nextBatch(create: CreatePlan, resultsSoFar: CallResult[]): number | null {
-  return (raw.nextBatch(create, resultsSoFar) as number | undefined) ?? null;
+  return (raw.nextBatch(text(create, "create"), text(resultsSoFar, "results")) as number | undefined) ?? null;
 }
 
 /** The scale-down order, first to go first, each pod with the rule that placed it. */
 export function rankPods(pods: Pod[], options: RankOptions): RankedPod[] {
-  const related = options.related ? wireList(options.related, wirePod) : undefined;
-  return raw.rankPods(wireList(pods, wirePod), { ...options, now: time(options.now), related }) as RankedPod[];
+  return raw.rankPods(text(pods, "pods"), text({ ...options, now: iso(options.now) }, "options")) as RankedPod[];
 }
 
 /** What the CLI prints, as data: `list` is what `kubectl get rs,pods -o json` prints. */
 export function explain(list: unknown, options: ExplainOptions): Explanation {
-  return raw.explain(wireItem(list), { ...options, now: time(options.now) }) as Explanation;
+  return explainJson(text(list, ""), options);
 }
 
 /** `explain` from JSON text. */
-export function explainJson(text: string, options: ExplainOptions): Explanation {
-  return raw.explainJson(text, { ...options, now: time(options.now) }) as Explanation;
+export function explainJson(listJson: string, options: ExplainOptions): Explanation {
+  return raw.explain(listJson, text({ ...options, now: iso(options.now) }, "options")) as Explanation;
 }
 
 /** Which owner keys a pod event enqueues (now or later) and which observations it makes. */
 export function onPodEvent(event: WatchEvent<Pod>, owners: ReplicaSet[], config?: Config): EventDecision {
-  const e =
-    event.type === "updated"
-      ? { ...event, old: wirePod(event.old), object: wirePod(event.object) }
-      : { ...event, object: wirePod(event.object) };
-  return raw.onPodEvent(e, wireList(owners, wireOwner), config) as EventDecision;
+  return raw.onPodEvent(text(event, "event"), text(owners, "owners"), optText(config, "config")) as EventDecision;
 }
 
 /** The owner-event rules (an added, updated or deleted owner). */
 export function onOwnerEvent(event: WatchEvent<ReplicaSet>): EventDecision {
-  const e =
-    event.type === "updated"
-      ? { ...event, old: wireOwner(event.old), object: wireOwner(event.object) }
-      : { ...event, object: wireOwner(event.object) };
-  return raw.onOwnerEvent(e) as EventDecision;
+  return raw.onOwnerEvent(text(event, "event")) as EventDecision;
 }
 
 /** The expectations after applying `changes` at `now` (null = no record). */
 export function applyExpectations(current: Expectations, changes: ExpectationsChange[], now: Time): Expectations {
-  return raw.applyExpectations(wireExpectations(current) ?? null, changes, time(now)) as Expectations;
+  return raw.applyExpectations(text(current ?? null, "current"), text(changes, "changes"), text(iso(now), "now")) as Expectations;
 }
 
 /** R-40: nothing outstanding, or expired (older than 5 minutes). */
 export function expectationsSatisfied(current: Expectations, now: Time): boolean {
-  return raw.expectationsSatisfied(wireExpectations(current) ?? null, time(now));
+  return raw.expectationsSatisfied(text(current ?? null, "current"), text(iso(now), "now"));
+}
+
+/** Does the label selector match the labels? (nil = nothing, `{}` = everything; invalid throws) */
+export function selectorMatches(selector: LabelSelector | null, labels: Record<string, string> | null | undefined): boolean {
+  return raw.selectorMatches(text(selector ?? null, "selector"), text(labels ?? null, "labels"));
+}
+
+/** upstream's calculateStatus over the given active pods (R-80..R-82). */
+export function calculateStatus(input: StatusInput, config?: Config): WrittenStatus {
+  return raw.calculateStatus(text(input, ""), optText(config, "config")) as WrittenStatus;
+}
+
+/** How a slow start of `count` calls goes when the calls at `failedCalls` (0-based) fail. */
+export function slowStart(count: number, initialBatchSize: number, failedCalls: number[]): SlowStartResult {
+  return raw.slowStart(count, initialBatchSize, text(failedCalls, "failedCalls")) as SlowStartResult;
+}
+
+/** upstream's comparator on two pods with their co-location ranks (cross-checking only). */
+export function upstreamLess(a: Pod, rankA: number, b: Pod, rankB: number, options: RankOptions): boolean {
+  return raw.upstreamLess(
+    text(a, "a"),
+    rankA,
+    text(b, "b"),
+    rankB,
+    text({ now: iso(options.now), featureGates: options.featureGates }, "options"),
+  );
 }
 
 /** Is `e` an error thrown by the engine (with `code` and `path`)? */
 export function isReplicoreError(e: unknown): e is ReplicoreError {
   return e instanceof Error && typeof (e as Partial<ReplicoreError>).code === "string" && typeof (e as Partial<ReplicoreError>).path === "string";
-}
-
-/** Does the label selector match the labels? (nil = nothing, `{}` = everything; invalid throws) */
-export function selectorMatches(selector: LabelSelector | null, labels: Record<string, string> | null | undefined): boolean {
-  return raw.selectorMatches(selector, labels ?? null);
-}
-
-/** upstream's calculateStatus over the given active pods (R-80..R-82). */
-export function calculateStatus(input: StatusInput, config?: Config): WrittenStatus {
-  return raw.calculateStatus(
-    {
-      ...input,
-      now: time(input.now),
-      owner: wireOwner(input.owner),
-      activePods: wireList(input.activePods, wirePod),
-    },
-    config,
-  ) as WrittenStatus;
-}
-
-/** How a slow start of `count` calls goes when the calls at `failedCalls` (0-based) fail. */
-export function slowStart(count: number, initialBatchSize: number, failedCalls: number[]): SlowStartResult {
-  return raw.slowStart(count, initialBatchSize, Uint32Array.from(failedCalls)) as SlowStartResult;
-}
-
-/** upstream's comparator on two pods with their co-location ranks (cross-checking only). */
-export function upstreamLess(a: Pod, rankA: number, b: Pod, rankB: number, options: RankOptions): boolean {
-  return raw.upstreamLess(wirePod(a), rankA, wirePod(b), rankB, { now: time(options.now), featureGates: options.featureGates });
 }

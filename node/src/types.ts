@@ -154,7 +154,10 @@ export type ExpectationsChange =
   | { op: "lowerCreations"; count: number }
   | { op: "deletionObserved"; key: string }
   | { op: "creationObserved" }
-  | { op: "delete" };
+  | { op: "delete" }
+  | { op: "set"; add: number; del: number }
+  | { op: "lower"; add: number; del: number }
+  | { op: "raise"; add: number; del: number };
 
 // ---------------------------------------------------------------------------------------
 // A sync: input, plan, outcome, completion

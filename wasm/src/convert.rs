@@ -1,5 +1,9 @@
-//! Values across the boundary: JS values and JSON text in (with the field path of any
-//! error), plain objects out, and every error as a JS `Error` with `code` and `path`.
+//! Values across the boundary. Object inputs arrive as JSON text (the JS wrapper turns
+//! objects into text with `JSON.stringify`, which also turns `Date`s into RFC 3339 and
+//! refuses cycles), so no input can be deep or cyclic enough to exhaust the wasm stack:
+//! serde_json stops at 128 levels. Results go out as plain objects through
+//! serde-wasm-bindgen (`json_compatible`). Every error is a JS `Error` with `code` and
+//! `path`.
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -21,27 +25,49 @@ pub fn message_error(code: &str, path: &str, message: &str) -> JsValue {
     err.into()
 }
 
-fn join(root: &str, inner: &str) -> String {
-    match inner {
-        "" | "." => root.to_owned(),
-        p if p.starts_with('[') => format!("{root}{p}"),
-        p => format!("{root}.{p}"),
-    }
-}
-
-/// Converts a JS value into `T`; an error names `root` and the path inside it.
-pub fn from_js<T: DeserializeOwned>(value: JsValue, root: &str) -> Result<T, JsValue> {
-    let de = serde_wasm_bindgen::Deserializer::from(value);
-    serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = join(root, &e.path().to_string());
-        let message = format!("{path}: {}", e.inner());
-        message_error("MALFORMED", &path, &message)
+fn text_of(value: &JsValue, root: &str) -> Result<String, JsValue> {
+    value.as_string().ok_or_else(|| {
+        let at = if root.is_empty() { "." } else { root };
+        message_error(
+            "MALFORMED",
+            at,
+            &format!("{at}: expected JSON text (the JS wrapper passes objects as JSON)"),
+        )
     })
 }
 
-/// Parses JSON text into `T`; an error names the path (and the line and column).
-pub fn from_json<T: DeserializeOwned>(text: &str) -> Result<T, JsValue> {
-    replicore::input::from_json(text.as_bytes()).map_err(|e| error(&e))
+/// Parses a JSON object (text) into `T`; errors name `root` and the path inside it.
+pub fn object<T: DeserializeOwned>(value: &JsValue, root: &str) -> Result<T, JsValue> {
+    let text = text_of(value, root)?;
+    replicore::input::from_json(text.as_bytes()).map_err(|e| error(&e.under(root)))
+}
+
+/// Parses any JSON document (text) into `T`; errors name `root` and the path inside it.
+pub fn any<T: DeserializeOwned>(value: &JsValue, root: &str) -> Result<T, JsValue> {
+    let text = text_of(value, root)?;
+    replicore::input::from_json_any(text.as_bytes()).map_err(|e| error(&e.under(root)))
+}
+
+/// Like [`any`], with `undefined`/`null` meaning the default.
+pub fn optional<T: DeserializeOwned + Default>(value: &JsValue, root: &str) -> Result<T, JsValue> {
+    if value.is_undefined() || value.is_null() {
+        Ok(T::default())
+    } else {
+        any(value, root)
+    }
+}
+
+/// A whole number within `0..=max` from a JS number.
+pub fn count(value: f64, path: &str, max: usize) -> Result<usize, JsValue> {
+    if value.is_finite() && value >= 0.0 && value.fract() == 0.0 && value <= max as f64 {
+        Ok(value as usize)
+    } else {
+        Err(message_error(
+            "MALFORMED",
+            path,
+            &format!("{path}: expected a whole number from 0 to {max}, got {value}"),
+        ))
+    }
 }
 
 /// Converts a result into a plain JS object (maps as objects, 64-bit ints as numbers).

@@ -1,31 +1,45 @@
 //! The WebAssembly binding of replicore: conversion and error mapping only.
 //!
-//! Every function takes plain JavaScript values (Kubernetes objects as
-//! @kubernetes/client-node returns them, after the JS wrapper has turned `Date` fields
-//! into RFC 3339 strings) or JSON text, calls the core, and returns plain objects
-//! (`json_compatible`). Every failure becomes a JS `Error` with `code` and `path`
-//! properties; nothing here can trap, so an instance stays usable after any error.
+//! Every function takes its object arguments as JSON text (see `convert`) and returns
+//! plain objects. Every failure becomes a JS `Error` with `code` and `path` properties;
+//! no input can trap the module, so an instance stays usable after any error. The typed
+//! API users call is the package's TypeScript wrapper (`node/src/api.ts`).
 
 mod convert;
 
-use convert::{from_js, from_json, to_js, JsResult};
+use std::collections::{BTreeMap, BTreeSet};
+
+use convert::{any, count, error, object, optional, to_js, JsResult};
 use replicore::events::{on_owner_event, on_pod_event, OwnerEvent, PodEvent};
 use replicore::explain::{explain_json, ExplainOptions};
+use replicore::model::LabelSelector;
+use replicore::outcome::{ClaimOutcome, LiveOwner};
 use replicore::{
     complete as complete_sync, plan as plan_sync, CallResult, Config, CreatePlan, Expectations,
-    ExpectationsChange, FeatureGates, Pod, ReplicaSet, SyncInput, SyncOutcome, Time,
+    ExpectationsChange, FeatureGates, Pod, ReplicaSet, Selector, SyncInput, SyncOutcome, SyncPlan,
+    Time,
 };
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
-fn config_from(value: JsValue) -> Result<Config, JsValue> {
-    let config: Config = if value.is_undefined() || value.is_null() {
-        Config::default()
-    } else {
-        from_js(value, "config")?
-    };
-    config.validate().map_err(|e| convert::error(&e))?;
+/// Upper bound for `slowStart`'s count: far above any burst, low enough to return fast.
+const MAX_SLOW_START: usize = 1_000_000;
+
+fn config_from(value: &JsValue) -> Result<Config, JsValue> {
+    let config: Config = optional(value, "config")?;
+    config.validate().map_err(|e| error(&e))?;
     Ok(config)
+}
+
+fn with_plan<T>(
+    input: &JsValue,
+    config: &JsValue,
+    f: impl FnOnce(&SyncPlan<'_>) -> Result<T, replicore::Error>,
+) -> Result<T, JsValue> {
+    let input: SyncInput = object(input, "")?;
+    let config = config_from(config)?;
+    let plan = plan_sync(&input, &config).map_err(|e| error(&e))?;
+    f(&plan).map_err(|e| error(&e))
 }
 
 /// The package version.
@@ -34,66 +48,158 @@ pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_owned()
 }
 
-/// `plan(input, config?)`: what one sync will do (see `SyncPlan`).
+/// `plan(inputJson, configJson?)`: what one sync will do.
 #[wasm_bindgen]
 pub fn plan(input: JsValue, config: JsValue) -> JsResult {
-    let input: SyncInput = from_js(input, "input")?;
-    let config = config_from(config)?;
-    let plan = plan_sync(&input, &config).map_err(|e| convert::error(&e))?;
-    to_js(&plan)
+    with_plan(&input, &config, |p| Ok(to_js(p)))?
 }
 
-/// `planJson(text, config?)`: the same from JSON text.
-#[wasm_bindgen(js_name = planJson)]
-pub fn plan_json(text: &str, config: JsValue) -> JsResult {
-    let input: SyncInput = from_json(text)?;
-    let config = config_from(config)?;
-    let plan = plan_sync(&input, &config).map_err(|e| convert::error(&e))?;
-    to_js(&plan)
+/// `adoptionAllowed(inputJson, liveOwnerJson, configJson?)`: R-32, `null` when the planned
+/// adoptions may go ahead, else why not.
+#[wasm_bindgen(js_name = adoptionAllowed)]
+pub fn adoption_allowed(
+    input: JsValue,
+    live_owner: JsValue,
+    config: JsValue,
+) -> Result<Option<String>, JsValue> {
+    let live: LiveOwner = any(&live_owner, "liveOwner")?;
+    with_plan(&input, &config, |p| Ok(p.adoption_allowed(&live).err()))
 }
 
-/// `manageAfterClaims(input, claims, config?)`: the manage step once the claims are done.
+/// `manageAfterClaims(inputJson, claimsJson, configJson?)`: the manage step once the
+/// claims are done.
 #[wasm_bindgen(js_name = manageAfterClaims)]
 pub fn manage_after_claims(input: JsValue, claims: JsValue, config: JsValue) -> JsResult {
-    let input: SyncInput = from_js(input, "input")?;
-    let claims = from_js(claims, "claims")?;
-    let config = config_from(config)?;
-    let plan = plan_sync(&input, &config).map_err(|e| convert::error(&e))?;
-    let manage = plan.manage_after(&claims).map_err(|e| convert::error(&e))?;
-    to_js(&manage)
+    let claims: ClaimOutcome = object(&claims, "claims")?;
+    with_plan(&input, &config, |p| {
+        p.manage_after(&claims).map(|m| to_js(&m))
+    })?
 }
 
-/// `complete(input, outcome, config?)`: what the host's calls mean. The plan is made
-/// again from the same input (plans are deterministic), so no state is kept here.
+/// `complete(inputJson, outcomeJson, configJson?)`: what the host's calls mean. The plan
+/// is made again from the same input (plans are deterministic); no state is kept here.
 #[wasm_bindgen]
 pub fn complete(input: JsValue, outcome: JsValue, config: JsValue) -> JsResult {
-    let input: SyncInput = from_js(input, "input")?;
-    let outcome: SyncOutcome = from_js(outcome, "outcome")?;
-    let config = config_from(config)?;
-    let plan = plan_sync(&input, &config).map_err(|e| convert::error(&e))?;
-    let done = complete_sync(&plan, &outcome).map_err(|e| convert::error(&e))?;
-    to_js(&done)
+    let outcome: SyncOutcome = object(&outcome, "outcome")?;
+    with_plan(&input, &config, |p| {
+        complete_sync(p, &outcome).map(|d| to_js(&d))
+    })?
 }
 
-/// `nextBatch(create, resultsSoFar)`: the size of the next slow-start batch, or
+/// `nextBatch(createJson, resultsJson)`: the size of the next slow-start batch, or
 /// `undefined` when slow start is over.
 #[wasm_bindgen(js_name = nextBatch)]
 pub fn next_batch(create: JsValue, results: JsValue) -> Result<Option<usize>, JsValue> {
-    let create: CreatePlan = from_js(create, "create")?;
-    let results: Vec<CallResult> = from_js(results, "results")?;
+    let create: CreatePlan = object(&create, "create")?;
+    let results: Vec<CallResult> = any(&results, "results")?;
     Ok(create.next_batch(&results))
 }
 
-/// Options of `rankPods`.
+/// `selectorMatches(selectorJson, labelsJson)`: R-10..R-12. A nil selector matches
+/// nothing, `{}` everything; an invalid selector throws (code `INVALID_SELECTOR`).
+#[wasm_bindgen(js_name = selectorMatches)]
+pub fn selector_matches(selector: JsValue, labels: JsValue) -> Result<bool, JsValue> {
+    let selector: Option<LabelSelector> = any(&selector, "selector")?;
+    let labels: Option<BTreeMap<String, String>> = any(&labels, "labels")?;
+    let compiled = Selector::compile(selector.as_ref())
+        .map_err(|e| convert::message_error("INVALID_SELECTOR", "selector", &e.to_string()))?;
+    Ok(compiled.matches(labels.as_ref()))
+}
+
+/// Input of `calculateStatus`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StatusInput {
+    now: Time,
+    #[serde(alias = "replicaSet", deserialize_with = "replicore::objects::object")]
+    owner: ReplicaSet,
+    #[serde(default, deserialize_with = "replicore::objects::objects")]
+    active_pods: Vec<Pod>,
+    #[serde(default)]
+    terminating_pods: usize,
+    #[serde(default)]
+    manage_error: Option<String>,
+}
+
+/// `calculateStatus(inputJson, configJson?)`: upstream's calculateStatus over the given
+/// active pods (R-80..R-82); `terminatingPods` is a count.
+#[wasm_bindgen(js_name = calculateStatus)]
+pub fn calculate_status(input: JsValue, config: JsValue) -> JsResult {
+    let input: StatusInput = object(&input, "")?;
+    let config = config_from(&config)?;
+    let pods: Vec<&Pod> = input.active_pods.iter().collect();
+    let status = replicore::status::calculate(
+        &input.owner,
+        &pods,
+        input.terminating_pods,
+        replicore::status::StatusContext {
+            gates: &config.feature_gates,
+            owner_kind: &config.owner_kind,
+            manage_error: input.manage_error.as_deref(),
+            now: input.now,
+            wall_clock: input.now,
+        },
+    );
+    to_js(&status)
+}
+
+/// `slowStart(count, initialBatchSize, failedCallsJson)`: how a slow start of `count`
+/// calls goes when the calls at the given 0-based indices fail.
+#[wasm_bindgen(js_name = slowStart)]
+pub fn slow_start(count_: f64, initial_batch_size: f64, failed_calls: JsValue) -> JsResult {
+    let n = count(count_, "count", MAX_SLOW_START)?;
+    let initial = count(initial_batch_size, "initialBatchSize", MAX_SLOW_START)?;
+    let failed: BTreeSet<usize> = any(&failed_calls, "failedCalls")?;
+    let r = replicore::slowstart::run(n, initial, |i| failed.contains(&i));
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Out {
+        successes: usize,
+        calls: usize,
+        batches: Vec<usize>,
+        first_failure: Option<usize>,
+    }
+    to_js(&Out {
+        successes: r.successes,
+        calls: r.calls,
+        batches: r.batches,
+        first_failure: r.first_failure,
+    })
+}
+
+/// Options of `rankPods` and `upstreamLess`.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct RankOptions {
     now: Time,
     /// Pods whose active members count toward co-location; default: the pods themselves.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "replicore::objects::opt_objects")]
     related: Option<Vec<Pod>>,
     #[serde(default)]
     feature_gates: FeatureGates,
+}
+
+/// `upstreamLess(aJson, rankA, bJson, rankB, optionsJson)`: upstream's comparator on two
+/// pods with their co-location ranks, for cross-checking (the order is `rankPods`').
+#[wasm_bindgen(js_name = upstreamLess)]
+pub fn upstream_less(
+    a: JsValue,
+    rank_a: f64,
+    b: JsValue,
+    rank_b: f64,
+    options: JsValue,
+) -> Result<bool, JsValue> {
+    let a: Pod = object(&a, "a")?;
+    let b: Pod = object(&b, "b")?;
+    let options: RankOptions = object(&options, "options")?;
+    let rank_a = count(rank_a, "rankA", u32::MAX as usize)?;
+    let rank_b = count(rank_b, "rankB", u32::MAX as usize)?;
+    Ok(replicore::rank::upstream_less(
+        (&a, rank_a),
+        (&b, rank_b),
+        options.now,
+        &options.feature_gates,
+    ))
 }
 
 #[derive(Serialize)]
@@ -107,13 +213,13 @@ struct RankedPodOut<'a> {
     rule_text: Option<&'static str>,
 }
 
-/// `rankPods(pods, {now, related?, featureGates?})`: the scale-down order, first to go
-/// first, each pod with the rule that placed it before the next.
+/// `rankPods(podsJson, optionsJson)`: the scale-down order, first to go first, each pod
+/// with the rule that placed it before the next.
 #[wasm_bindgen(js_name = rankPods)]
 pub fn rank_pods(pods: JsValue, options: JsValue) -> JsResult {
-    let pods: Vec<Pod> = from_js(pods, "pods")?;
-    let options: RankOptions = from_js(options, "options")?;
-    replicore::input::validate_pods(&pods, "pods").map_err(|e| convert::error(&e))?;
+    let pods: Vec<Pod> = any(&pods, "pods")?;
+    let options: RankOptions = object(&options, "options")?;
+    replicore::input::validate_pods(&pods, "pods").map_err(|e| error(&e))?;
     let candidates: Vec<&Pod> = pods.iter().collect();
     let related: Vec<&Pod> = match &options.related {
         Some(r) => r.iter().collect(),
@@ -135,23 +241,19 @@ pub fn rank_pods(pods: JsValue, options: JsValue) -> JsResult {
     to_js(&out)
 }
 
-/// `explain(list, options)`: what the CLI prints, as data. `list` is a v1 List (or an
-/// array of objects/lists) as `kubectl get rs,pods -o json` prints it.
+/// `explain(listJson, optionsJson)`: what the CLI prints, as data. The text is a v1 List
+/// (or an array of lists/objects) as `kubectl get rs,pods -o json` prints it.
 #[wasm_bindgen]
 pub fn explain(list: JsValue, options: JsValue) -> JsResult {
-    let options: ExplainOptions = from_js(options, "options")?;
-    let value: serde_json::Value = from_js(list, "list")?;
-    let text = serde_json::to_vec(&value)
-        .map_err(|e| convert::message_error("MALFORMED", "list", &e.to_string()))?;
-    let explanation = explain_json(&text, &options).map_err(|e| convert::error(&e))?;
-    to_js(&explanation)
-}
-
-/// `explainJson(text, options)`: the same from JSON text.
-#[wasm_bindgen(js_name = explainJson)]
-pub fn explain_json_text(text: &str, options: JsValue) -> JsResult {
-    let options: ExplainOptions = from_js(options, "options")?;
-    let explanation = explain_json(text.as_bytes(), &options).map_err(|e| convert::error(&e))?;
+    let options: ExplainOptions = object(&options, "options")?;
+    let Some(text) = list.as_string() else {
+        return Err(convert::message_error(
+            "MALFORMED",
+            ".",
+            ".: expected JSON text",
+        ));
+    };
+    let explanation = explain_json(text.as_bytes(), &options).map_err(|e| error(&e))?;
     to_js(&explanation)
 }
 
@@ -164,13 +266,13 @@ enum WatchEvent<T> {
     Deleted { object: T },
 }
 
-/// `onPodEvent({type, object, old?}, owners, config?)`: which owner keys to enqueue
-/// (now or after a delay) and which expectation observations to make.
+/// `onPodEvent(eventJson, ownersJson, configJson?)`: which owner keys to enqueue (now or
+/// after a delay) and which expectation observations to make.
 #[wasm_bindgen(js_name = onPodEvent)]
 pub fn on_pod_event_js(event: JsValue, owners: JsValue, config: JsValue) -> JsResult {
-    let event: WatchEvent<Pod> = from_js(event, "event")?;
-    let owners: Vec<ReplicaSet> = from_js(owners, "owners")?;
-    let config = config_from(config)?;
+    let event: WatchEvent<Pod> = object(&event, "event")?;
+    let owners: Vec<ReplicaSet> = any(&owners, "owners")?;
+    let config = config_from(&config)?;
     let kind = &config.owner_kind;
     let decision = match &event {
         WatchEvent::Added { object } => on_pod_event(PodEvent::Added(object), &owners, kind),
@@ -182,10 +284,10 @@ pub fn on_pod_event_js(event: JsValue, owners: JsValue, config: JsValue) -> JsRe
     to_js(&decision)
 }
 
-/// `onOwnerEvent({type, object, old?})`: the owner-event rules.
+/// `onOwnerEvent(eventJson)`: the owner-event rules.
 #[wasm_bindgen(js_name = onOwnerEvent)]
 pub fn on_owner_event_js(event: JsValue) -> JsResult {
-    let event: WatchEvent<ReplicaSet> = from_js(event, "event")?;
+    let event: WatchEvent<ReplicaSet> = object(&event, "event")?;
     let decision = match &event {
         WatchEvent::Added { object } => on_owner_event(OwnerEvent::Added(object)),
         WatchEvent::Updated { old, object } => {
@@ -196,23 +298,23 @@ pub fn on_owner_event_js(event: JsValue) -> JsResult {
     to_js(&decision)
 }
 
-/// `applyExpectations(current, changes, now)`: the expectations after the changes
-/// (`null` = no record).
+/// `applyExpectations(currentJson, changesJson, nowJson)`: the expectations after the
+/// changes (`null` = no record).
 #[wasm_bindgen(js_name = applyExpectations)]
 pub fn apply_expectations(current: JsValue, changes: JsValue, now: JsValue) -> JsResult {
-    let mut e: Expectations = from_js(current, "current")?;
-    let changes: Vec<ExpectationsChange> = from_js(changes, "changes")?;
-    let now: Time = from_js(now, "now")?;
+    let mut e: Expectations = any(&current, "current")?;
+    let changes: Vec<ExpectationsChange> = any(&changes, "changes")?;
+    let now: Time = any(&now, "now")?;
     for c in &changes {
         e = c.apply(e, now);
     }
     to_js(&e)
 }
 
-/// `expectationsSatisfied(current, now)`: R-40.
+/// `expectationsSatisfied(currentJson, nowJson)`: R-40.
 #[wasm_bindgen(js_name = expectationsSatisfied)]
 pub fn expectations_satisfied(current: JsValue, now: JsValue) -> Result<bool, JsValue> {
-    let e: Expectations = from_js(current, "current")?;
-    let now: Time = from_js(now, "now")?;
+    let e: Expectations = any(&current, "current")?;
+    let now: Time = any(&now, "now")?;
     Ok(e.satisfied(now))
 }

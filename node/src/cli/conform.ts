@@ -11,6 +11,7 @@
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import {
+  adoptionAllowed,
   applyExpectations,
   calculateStatus,
   complete,
@@ -255,9 +256,7 @@ function judgeExpectations(c: Json, name: string): void {
         e = apply({ op: "expectDeletions", keys: strings(op.keys) });
         break;
       case "setExpectations":
-        // SetExpectations(add, del) = ExpectCreations(add) (counts (add, 0), timestamp
-        // reset, keys kept), then del raised from 0.
-        e = raiseDeletions(apply({ op: "expectCreations", count: n("add") }), n("del"));
+        e = apply({ op: "set", add: n("add"), del: n("del") });
         break;
       case "creationObserved":
         e = apply({ op: "creationObserved" });
@@ -266,10 +265,10 @@ function judgeExpectations(c: Json, name: string): void {
         e = apply({ op: "deletionObserved", key: typeof op.key === "string" ? op.key : "" });
         break;
       case "lowerExpectations":
-        e = raiseDeletions(apply({ op: "lowerCreations", count: n("add") }), -n("del"));
+        e = apply({ op: "lower", add: n("add"), del: n("del") });
         break;
       case "raiseExpectations":
-        e = raiseDeletions(apply({ op: "lowerCreations", count: -n("add") }), n("del"));
+        e = apply({ op: "raise", add: n("add"), del: n("del") });
         break;
       case "advanceTime":
         now += secondsToNanos(num(op.seconds) ?? 0);
@@ -290,15 +289,6 @@ function judgeExpectations(c: Json, name: string): void {
     check(name, field("del"), num(want.del), e?.del ?? 0);
     check(name, field("delKeys"), strings(want.delKeys), sortedSet(e?.deletionKeys ?? []));
   });
-}
-
-/**
- * `del + delta` of an existing record (no-op without one), as upstream's
- * Raise/LowerExpectations do. The API's `ExpectationsChange` has no change that moves
- * the deletion count alone, so the judge edits the record here.
- */
-function raiseDeletions(e: Expectations, delta: number): Expectations {
-  return e && delta !== 0 ? { ...e, del: e.del + delta } : e;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -445,17 +435,6 @@ function errorResult(e: ApiError): CallResult {
   return { result: "error", ...e };
 }
 
-/**
- * R-32, the host's half: adoptions may go ahead only if the live owner is the cached one
- * (same UID) and is not being deleted; otherwise they are skipped (the engine then
- * reports the claim failure itself).
- */
-function adoptionAllowed(cached: ReplicaSet, live: LiveOwner): boolean {
-  if (!("found" in live)) return false;
-  const m = live.found.metadata;
-  return (m?.uid ?? "") === (cached.metadata?.uid ?? "") && (m?.deletionTimestamp ?? null) === null;
-}
-
 function judgeSync(c: Json, name: string): void {
   const input = c.input;
   const want = c.expect;
@@ -493,7 +472,7 @@ function judgeSync(c: Json, name: string): void {
   let allowed = true;
   if (p.needsOwnerRecheck) {
     const liveOwner: LiveOwner = { found: live ?? owner };
-    allowed = adoptionAllowed(owner, liveOwner);
+    allowed = adoptionAllowed(p, liveOwner) === null;
     claims.liveOwner = liveOwner;
   }
   for (const claim of p.claims) {
