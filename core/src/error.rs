@@ -68,8 +68,8 @@ impl Error {
         if root.is_empty() {
             return self;
         }
-        let join = |p: String| match p.as_str() {
-            "" | "." => root.to_owned(),
+        let join = |p: String| match p.trim_start_matches('.') {
+            "" => root.to_owned(),
             q if q.starts_with('[') => format!("{root}{q}"),
             q => format!("{root}.{q}"),
         };

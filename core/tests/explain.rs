@@ -357,10 +357,10 @@ fn the_json_form_is_camel_case_with_rules_and_facts() {
 // Bad input: a typed error that names the place
 
 #[test]
-fn text_that_is_not_json_is_malformed_at_the_root() {
+fn text_that_is_not_json_is_a_syntax_error_at_the_root() {
     let e = err(b"NAME READY STATUS", &options());
     assert!(
-        matches!(&e, Error::Malformed { path, .. } if path == "."),
+        matches!(&e, Error::Syntax { path, .. } if path == "."),
         "{e}"
     );
 }

@@ -82,7 +82,13 @@ pub fn manage_after_claims(input: JsValue, claims: JsValue, config: JsValue) -> 
 pub fn complete(input: JsValue, outcome: JsValue, config: JsValue) -> JsResult {
     let outcome: SyncOutcome = object(&outcome, "outcome")?;
     with_plan(&input, &config, |p| {
-        complete_sync(p, &outcome).map(|d| to_js(&d))
+        complete_sync(p, &outcome)
+            .map(|d| to_js(&d))
+            // A mismatch is about the outcome document: say so in the path.
+            .map_err(|e| match e {
+                replicore::Error::Outcome { .. } => e.under("outcome"),
+                other => other,
+            })
     })?
 }
 
@@ -101,8 +107,9 @@ pub fn next_batch(create: JsValue, results: JsValue) -> Result<Option<usize>, Js
 pub fn selector_matches(selector: JsValue, labels: JsValue) -> Result<bool, JsValue> {
     let selector: Option<LabelSelector> = any(&selector, "selector")?;
     let labels: Option<BTreeMap<String, String>> = any(&labels, "labels")?;
-    let compiled = Selector::compile(selector.as_ref())
-        .map_err(|e| convert::message_error("INVALID_SELECTOR", "selector", &e.to_string()))?;
+    let compiled = Selector::compile(selector.as_ref()).map_err(|e| {
+        convert::message_error("INVALID_SELECTOR", "selector", &format!("selector: {e}"))
+    })?;
     Ok(compiled.matches(labels.as_ref()))
 }
 
