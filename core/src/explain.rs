@@ -8,16 +8,19 @@
 //! ```
 //! use replicore::explain::{explain_json, ExplainOptions, SyncAction};
 //! use replicore::Time;
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let list = br#"{"apiVersion": "v1", "kind": "List", "items": [
 //!   {"apiVersion": "apps/v1", "kind": "ReplicaSet",
 //!    "metadata": {"name": "web", "namespace": "default", "uid": "u1"},
 //!    "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
 //!             "template": {"metadata": {"labels": {"app": "web"}}}}}
 //! ]}"#;
-//! let now = Time::parse("2026-11-21T05:00:00Z").unwrap().unwrap();
-//! let explanation = explain_json(list, &ExplainOptions::at(now)).unwrap();
-//! let web = &explanation.owners[0];
+//! let now = Time::parse("2026-11-21T05:00:00Z")?.ok_or("zero time")?;
+//! let explanation = explain_json(list, &ExplainOptions::at(now))?;
+//! let web = explanation.owners.first().ok_or("no owner")?;
 //! assert!(matches!(&web.sync, SyncAction::Create { count: 2, batches, .. } if batches == &[1, 1]));
+//! # Ok(())
+//! # }
 //! ```
 
 use std::collections::HashMap;

@@ -13,20 +13,20 @@
 //! [`slowstart`], [`rank`], [`status`], [`availability`], [`events`], [`sync`].
 //!
 //! ```
-//! use replicore::{plan, Config, SyncInput};
+//! use replicore::{plan, Config, Manage, SyncInput};
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let input = SyncInput::from_json(br#"{
 //!   "now": "2026-11-21T04:40:12Z",
 //!   "owner": {"metadata": {"name": "web", "namespace": "default", "uid": "u1"},
 //!             "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}},
 //!                      "template": {"metadata": {"labels": {"app": "web"}}}}},
 //!   "pods": []
-//! }"#).unwrap();
+//! }"#)?;
 //! let config = Config::default();
-//! let plan = plan(&input, &config).unwrap();
-//! match &plan.manage {
-//!     replicore::Manage::Create(c) => assert_eq!((c.count, c.batches.clone()), (3, vec![1, 2])),
-//!     other => panic!("expected creates, got {other:?}"),
-//! }
+//! let plan = plan(&input, &config)?;
+//! assert!(matches!(&plan.manage, Manage::Create(c) if c.count == 3 && c.batches == [1, 2]));
+//! # Ok(())
+//! # }
 //! ```
 
 #![forbid(unsafe_code)]
