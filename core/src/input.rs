@@ -1,7 +1,7 @@
 //! Inputs: parsing from JSON with the field path of every error, and the checks that a
 //! well-typed input can still fail (negative counts, missing names, duplicate pods).
 
-use std::collections::HashMap;
+use crate::fxhash::FxHashMap;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -174,7 +174,8 @@ fn validate_owner_counts(rs: &ReplicaSet, path: &str) -> Result<()> {
 
 /// Every pod needs a name; no two pods may share namespace and name (E-08).
 pub fn validate_pods(pods: &[Pod], path: &str) -> Result<()> {
-    let mut seen: HashMap<(&str, &str), usize> = HashMap::with_capacity(pods.len());
+    let mut seen: FxHashMap<(&str, &str), usize> =
+        FxHashMap::with_capacity_and_hasher(pods.len(), Default::default());
     for (i, p) in pods.iter().enumerate() {
         if p.metadata.name.is_empty() {
             return Err(Error::Missing {

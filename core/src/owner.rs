@@ -3,6 +3,8 @@
 
 use std::collections::HashSet;
 
+use crate::fxhash::FxHashMap;
+
 use crate::config::OwnerKind;
 use crate::model::{Pod, ReplicaSet};
 use crate::pods;
@@ -43,8 +45,9 @@ pub fn is_claimed_by(pod: &Pod, owner: &ReplicaSet, selector: &Selector) -> bool
 /// R-45 (`getIndirectlyRelatedPods`): with a controller owner (e.g. a Deployment), every
 /// ReplicaSet sharing that controller's UID (this one and pending-deletion ones
 /// included), each with its own valid selector in its own namespace, contributes the pods
-/// its selector matches, active or not; de-duplicated by pod UID, first wins. Without a
-/// controller owner there are no related pods.
+/// its selector matches, active or not; de-duplicated by pod UID. Without a controller
+/// owner there are no related pods. The result is a set, in no particular order (it only
+/// feeds co-location counts).
 pub fn related_pods<'a>(owner: &ReplicaSet, others: &[ReplicaSet], all: &'a [Pod]) -> Vec<&'a Pod> {
     let Some(controller) = owner.metadata.controller_ref() else {
         return Vec::new();
@@ -63,28 +66,31 @@ pub fn related_pods<'a>(owner: &ReplicaSet, others: &[ReplicaSet], all: &'a [Pod
             Some((rs.metadata.namespace.as_str(), s))
         })
         .collect();
-    let mut related: Vec<&Pod> = all
-        .iter()
-        .filter(|p| {
-            selectors
-                .iter()
-                .any(|(ns, s)| p.namespace() == *ns && s.matches(p.metadata.labels.as_ref()))
-        })
-        .collect();
     // De-duplicate by UID as upstream does. Which of two different pods sharing a UID
-    // survives is unspecified upstream; taking the first by namespace/name keeps the
+    // survives is unspecified upstream; keeping the first by namespace/name makes the
     // answer independent of input order. Pods without a UID (hand-written input) are
     // told apart by namespace/name instead of all collapsing into one.
-    related.sort_by(|a, b| (a.namespace(), a.name()).cmp(&(b.namespace(), b.name())));
-    let mut seen: HashSet<Identity> = HashSet::with_capacity(related.len());
-    related.retain(|p| {
-        seen.insert(if p.uid().is_empty() {
+    let mut by_identity: FxHashMap<Identity, &Pod> = FxHashMap::default();
+    for p in all.iter().filter(|p| {
+        selectors
+            .iter()
+            .any(|(ns, s)| p.namespace() == *ns && s.matches(p.metadata.labels.as_ref()))
+    }) {
+        let id = if p.uid().is_empty() {
             Identity::Key(p.namespace(), p.name())
         } else {
             Identity::Uid(p.uid())
-        })
-    });
-    related
+        };
+        by_identity
+            .entry(id)
+            .and_modify(|kept| {
+                if (p.namespace(), p.name()) < (kept.namespace(), kept.name()) {
+                    *kept = p;
+                }
+            })
+            .or_insert(p);
+    }
+    by_identity.into_values().collect()
 }
 
 #[derive(PartialEq, Eq, Hash)]
