@@ -59,12 +59,32 @@ pub fn from_value_any<T: DeserializeOwned>(value: serde_json::Value) -> Result<T
 /// Parses any JSON document into `T` (a list, a timestamp, an optional object…), with the
 /// field path of every error. Struct-typed fields inside still accept objects only.
 pub fn from_json_any<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
+    if let Some(value) = fast_path(bytes) {
+        return Ok(value);
+    }
     let de = &mut serde_json::Deserializer::from_slice(bytes);
     serde_path_to_error::deserialize(de).map_err(|e| path_error(e.path().to_string(), e.inner()))
 }
 
+/// Path tracking about doubles the cost of parsing, and only an error needs the path:
+/// natively, parse without it first and parse again with it only when that fails (the
+/// same deserializer, so the same outcome). In wasm the second instantiation of every
+/// Deserialize impl would cost more binary size than the time it saves.
+#[cfg(not(target_arch = "wasm32"))]
+fn fast_path<T: DeserializeOwned>(bytes: &[u8]) -> Option<T> {
+    serde_json::from_slice(bytes).ok()
+}
+
+#[cfg(target_arch = "wasm32")]
+fn fast_path<T: DeserializeOwned>(_: &[u8]) -> Option<T> {
+    None
+}
+
 /// Parses a JSON object into `T`; a failure names the JSON path of the offending field.
 pub fn from_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
+    if let Some(Object(value)) = fast_path::<Object<T>>(bytes) {
+        return Ok(value);
+    }
     let de = &mut serde_json::Deserializer::from_slice(bytes);
     let value: Result<Object<T>, _> = serde_path_to_error::deserialize(de);
     value

@@ -129,13 +129,39 @@ impl Serialize for Time {
 
 impl<'de> Deserialize<'de> for Time {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let text = std::borrow::Cow::<'de, str>::deserialize(d)?;
-        match Time::parse(&text).map_err(serde::de::Error::custom)? {
+        match d.deserialize_str(TimeVisitor)? {
             Some(t) => Ok(t),
             None => Err(serde::de::Error::custom(
                 "the zero time (0001-01-01T00:00:00Z) is not allowed here",
             )),
         }
+    }
+}
+
+/// Reads a timestamp string without copying it.
+struct TimeVisitor;
+
+impl<'de> serde::de::Visitor<'de> for TimeVisitor {
+    type Value = Option<Time>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an RFC 3339 timestamp")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Option<Time>, E> {
+        Time::parse(s).map_err(E::custom)
+    }
+
+    fn visit_none<E: serde::de::Error>(self) -> Result<Option<Time>, E> {
+        Ok(None)
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Option<Time>, E> {
+        Ok(None)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Option<Time>, D::Error> {
+        d.deserialize_str(self)
     }
 }
 
@@ -160,11 +186,7 @@ impl<'de> Deserialize<'de> for Duration {
 
 /// Deserializes an optional timestamp: absent, `null` and Go's zero time are `None`.
 pub fn deserialize_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Time>, D::Error> {
-    let text: Option<std::borrow::Cow<'de, str>> = Option::deserialize(d)?;
-    match text {
-        None => Ok(None),
-        Some(t) => Time::parse(&t).map_err(serde::de::Error::custom),
-    }
+    d.deserialize_option(TimeVisitor)
 }
 
 /// Serializes an optional timestamp as Go does: `null` for the zero time.
