@@ -68,11 +68,7 @@ impl Error {
         if root.is_empty() {
             return self;
         }
-        let join = |p: String| match p.trim_start_matches('.') {
-            "" => root.to_owned(),
-            q if q.starts_with('[') => format!("{root}{q}"),
-            q => format!("{root}.{q}"),
-        };
+        let join = |p: String| join_path(root, &p);
         match self {
             Error::Malformed { path, message } => Error::Malformed {
                 path: join(path),
@@ -101,5 +97,18 @@ impl Error {
                 message,
             },
         }
+    }
+}
+
+/// `prefix` + `inner` as one JSON path (`items[3]` + `metadata.name` =
+/// `items[3].metadata.name`, `pods` + `[2]` = `pods[2]`); `.` for the root.
+pub(crate) fn join_path(prefix: &str, inner: &str) -> String {
+    let inner = inner.trim_start_matches('.');
+    match (prefix.is_empty(), inner.is_empty()) {
+        (true, true) => ".".into(),
+        (true, false) => inner.into(),
+        (false, true) => prefix.into(),
+        (false, false) if inner.starts_with('[') => format!("{prefix}{inner}"),
+        (false, false) => format!("{prefix}.{inner}"),
     }
 }

@@ -30,7 +30,7 @@ use serde_json::Value;
 
 use crate::claim::ClaimKind;
 use crate::config::Config;
-use crate::error::{Error, Result};
+use crate::error::{join_path, Error, Result};
 use crate::expectations::Expectations;
 use crate::input::{self, SyncInput};
 use crate::model::{ObjectList, Pod, ReplicaSet};
@@ -217,7 +217,7 @@ fn document(
         Value::Object(map) => map.get("kind").and_then(Value::as_str).unwrap_or(""),
         other => {
             return Err(Error::Malformed {
-                path: join(&at, ""),
+                path: join_path(&at, ""),
                 message: format!(
                     "expected {}, got {}",
                     if alone.is_some() {
@@ -231,9 +231,9 @@ fn document(
         }
     };
     if kind.ends_with("List") {
-        let list: ObjectList = input::from_value(doc).map_err(|e| within(&at, e))?;
+        let list: ObjectList = input::from_value(doc).map_err(|e| e.under(&at))?;
         for (i, item) in list.items.into_iter().enumerate() {
-            out.push((join(&at, &format!("items[{i}]")), item));
+            out.push((join_path(&at, &format!("items[{i}]")), item));
         }
         return Ok(());
     }
@@ -244,7 +244,7 @@ fn document(
             format!("kind {kind:?}")
         };
         return Err(Error::Malformed {
-            path: join(&at, "kind"),
+            path: join_path(&at, "kind"),
             message: format!(
                 "expected a List (kubectl get rs,pods -o json), a {owner_kind} or a Pod; got {got}"
             ),
@@ -274,11 +274,11 @@ impl Snapshot {
         for (at, item) in items {
             let kind = item_kind(&at, &item)?;
             if kind == owner_kind {
-                let rs: ReplicaSet = input::from_value(item).map_err(|e| within(&at, e))?;
-                input::validate_owner(&rs, "").map_err(|e| within(&at, e))?;
+                let rs: ReplicaSet = input::from_value(item).map_err(|e| e.under(&at))?;
+                input::validate_owner(&rs, "").map_err(|e| e.under(&at))?;
                 if let Some(first) = owner_at.insert(rs.metadata.key(), at.clone()) {
                     return Err(Error::Malformed {
-                        path: join(&at, "metadata.name"),
+                        path: join_path(&at, "metadata.name"),
                         message: format!(
                             "{owner_kind} {} is given twice (first at {first})",
                             rs.metadata.key()
@@ -287,15 +287,15 @@ impl Snapshot {
                 }
                 snap.owners.push(rs);
             } else if kind == "Pod" {
-                let pod: Pod = input::from_value(item).map_err(|e| within(&at, e))?;
+                let pod: Pod = input::from_value(item).map_err(|e| e.under(&at))?;
                 if pod.name().is_empty() {
                     return Err(Error::Missing {
-                        path: join(&at, "metadata.name"),
+                        path: join_path(&at, "metadata.name"),
                     });
                 }
                 if let Some(first) = pod_at.insert(pod.key(), at.clone()) {
                     return Err(Error::DuplicatePod {
-                        path: join(&at, "metadata.name"),
+                        path: join_path(&at, "metadata.name"),
                         key: pod.key(),
                         first,
                     });
@@ -323,14 +323,14 @@ fn item_kind(at: &str, item: &Value) -> Result<String> {
     match item.get("kind") {
         Some(Value::String(kind)) => Ok(kind.clone()),
         Some(other) => Err(Error::Malformed {
-            path: join(at, "kind"),
+            path: join_path(at, "kind"),
             message: format!("expected a string, got {}", json_type(other)),
         }),
         None if item.is_object() => Err(Error::Missing {
-            path: join(at, "kind"),
+            path: join_path(at, "kind"),
         }),
         None => Err(Error::Malformed {
-            path: join(at, ""),
+            path: join_path(at, ""),
             message: format!("expected a Kubernetes object, got {}", json_type(item)),
         }),
     }
@@ -511,23 +511,6 @@ fn victim(
         },
         facts,
     }
-}
-
-/// `prefix` + `inner` as one JSON path (`items[3]` + `metadata.name`).
-fn join(prefix: &str, inner: &str) -> String {
-    let inner = inner.trim_start_matches('.');
-    match (prefix.is_empty(), inner.is_empty()) {
-        (true, true) => ".".into(),
-        (true, false) => inner.into(),
-        (false, true) => prefix.into(),
-        (false, false) if inner.starts_with('[') => format!("{prefix}{inner}"),
-        (false, false) => format!("{prefix}.{inner}"),
-    }
-}
-
-/// The error of a part of the input, with its path made absolute.
-fn within(prefix: &str, e: Error) -> Error {
-    e.under(prefix)
 }
 
 fn json_type(v: &Value) -> &'static str {

@@ -437,20 +437,46 @@ impl<'a> SyncPlan<'a> {
         let Some(ctx) = &self.ctx else {
             return Ok(self.manage.clone());
         };
+        Ok(match self.after_claims(ctx, claims)? {
+            AfterClaims::Failed(_) => Manage::Nothing {
+                why: Idle::ClaimFailed,
+            },
+            AfterClaims::Proceed { manage, .. } => manage,
+        })
+    }
+
+    /// R-30..R-33 on the claim results, once for both `manage_after` and `complete`:
+    /// the claim errors, or the pods claimed and the manage step over them (the planned
+    /// step itself when every adoption went through, so nothing is ranked twice).
+    fn after_claims(&self, ctx: &Context<'a>, claims: &ClaimOutcome) -> Result<AfterClaims<'a>> {
         if self.claims.is_empty() {
-            return Ok(self.manage.clone());
+            return Ok(AfterClaims::Proceed {
+                claimed: ctx.claimed_with(&[]),
+                manage: self.manage.clone(),
+            });
         }
         let verdict = self.judge_claims(ctx, claims)?;
         if !verdict.errors.is_empty() {
-            return Ok(Manage::Nothing {
-                why: Idle::ClaimFailed,
-            });
+            return Ok(AfterClaims::Failed(verdict.errors));
         }
-        if verdict.adopted.iter().all(|a| *a) {
-            return Ok(self.manage.clone());
-        }
-        Ok(ctx.manage(&ctx.claimed_with(&verdict.adopted)))
+        let claimed = ctx.claimed_with(&verdict.adopted);
+        let manage = if verdict.adopted.iter().all(|a| *a) {
+            self.manage.clone()
+        } else {
+            ctx.manage(&claimed)
+        };
+        Ok(AfterClaims::Proceed { claimed, manage })
     }
+}
+
+/// What the claim results leave for the rest of the sync.
+enum AfterClaims<'a> {
+    /// the claim errors; the sync returns them before managing.
+    Failed(Vec<String>),
+    Proceed {
+        claimed: Vec<(usize, &'a Pod)>,
+        manage: Manage,
+    },
 }
 
 impl CreatePlan {
@@ -604,15 +630,12 @@ pub fn complete(plan: &SyncPlan<'_>, outcome: &SyncOutcome) -> Result<Completion
         return Ok(done);
     };
     // S-7, R-33
-    let claimed = if plan.claims.is_empty() {
-        ctx.claimed_with(&[])
-    } else {
-        let verdict = plan.judge_claims(ctx, &outcome.claims)?;
-        if !verdict.errors.is_empty() {
+    let (claimed, manage) = match plan.after_claims(ctx, &outcome.claims)? {
+        AfterClaims::Failed(errors) => {
             // no manage step runs after a failed claim.
             outcome_len("creates", outcome.creates.len(), 0)?;
             outcome_len("deletes", outcome.deletes.len(), 0)?;
-            let error = aggregate(&verdict.errors);
+            let error = aggregate(&errors);
             done.manage = Manage::Nothing {
                 why: Idle::ClaimFailed,
             };
@@ -622,12 +645,7 @@ pub fn complete(plan: &SyncPlan<'_>, outcome: &SyncOutcome) -> Result<Completion
             done.error = Some(error);
             return Ok(done);
         }
-        ctx.claimed_with(&verdict.adopted)
-    };
-    let manage = if plan.claims.is_empty() {
-        plan.manage.clone()
-    } else {
-        ctx.manage(&claimed)
+        AfterClaims::Proceed { claimed, manage } => (claimed, manage),
     };
 
     // S-9: the manage outcome.
