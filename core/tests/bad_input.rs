@@ -348,8 +348,7 @@ fn invalid_json_syntax_reports_line_and_column() {
         b"{\"now\": \"2026-11-21T04:40:12Z\",\n \"owner\": {\"metadata\": {\"name\": \"web\",}}}";
     let err = SyncInput::from_json(text).expect_err("syntax error");
     assert_eq!(err.code(), "SYNTAX");
-    // The path is the object the parser was in (serde_path_to_error's trailing `?`, an
-    // unreadable key, is dropped).
+    // The path is the object the parser was in (the key it could not read has no name).
     assert_eq!(err.path(), "owner.metadata");
     assert!(
         err.to_string()
