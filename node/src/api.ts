@@ -201,3 +201,9 @@ export function upstreamLess(a: Pod, rankA: number, b: Pod, rankB: number, optio
 export function isReplicoreError(e: unknown): e is ReplicoreError {
   return e instanceof Error && typeof (e as Partial<ReplicoreError>).code === "string" && typeof (e as Partial<ReplicoreError>).path === "string";
 }
+
+// ---------------------------------------------------------------------------------------
+// The seeded cluster simulator
+
+export { Simulator } from "./sim.js";
+export type * from "./sim-types.js";
