@@ -3,7 +3,7 @@
 // driven by play/pause/step at a chosen speed, with every view drawn from its state, its
 // trace and its history. The scenario with the edits made so far goes in the URL.
 
-import { Simulator, isReplicoreError, type Faults, type Scenario, type SimPod, type SimState, type SyncTrace } from "replicore";
+import { Simulator, isReplicoreError, type Faults, type Scenario, type SimPod, type SimState, type SyncTrace, type TraceEntry } from "replicore";
 import { byId, duration, h, mount, vtime } from "./dom.js";
 import { openEditor } from "./editor.js";
 import type { PageState } from "./url.js";
@@ -36,9 +36,12 @@ export class SimMode {
   scaleTo: number | null = null;
   /** Sync decisions seen in the trace (the latest ones). */
   syncs: SyncAt[] = [];
+  /** The latest trace entries, for the decision log. */
+  recent: TraceEntry[] = [];
   private traceSeen = 0;
   private lastFrame = 0;
   private lastSaved = 0;
+  private lastRender = 0;
   private readonly changed: () => void;
 
   constructor(changed: () => void) {
@@ -76,12 +79,8 @@ export class SimMode {
       byId<HTMLInputElement>(id).addEventListener("change", (e) => {
         const on = (e.target as HTMLInputElement).checked;
         this.act(() => {
-          if (gate === "LogarithmicScaleDown") {
-            // Locked on from 1.31: off means emulating 1.30 (as upstream).
-            this.sim?.setConfig({ featureGates: { LogarithmicScaleDown: on }, emulationVersion: on ? "1.36" : "1.30" });
-          } else {
-            this.sim?.setFeatureGates({ PodDeletionCost: on });
-          }
+          // LogarithmicScaleDown is locked on from 1.31: the simulator emulates 1.30 when it is switched off.
+          this.sim?.setFeatureGates({ [gate]: on });
         });
       });
     }
@@ -118,6 +117,7 @@ export class SimMode {
       const node = byId<HTMLSelectElement>("sim-node-pick").value;
       if (node) this.act(() => this.sim?.removeNode(node));
     });
+    byId("sim-trace-quiet").addEventListener("change", () => this.render());
     const scale = byId<HTMLInputElement>("sim-scale-to");
     scale.addEventListener("input", () => {
       const n = Number(scale.value);
@@ -148,6 +148,7 @@ export class SimMode {
     this.sim?.free();
     this.sim = null;
     this.syncs = [];
+    this.recent = [];
     this.traceSeen = 0;
     this.error("");
     try {
@@ -206,7 +207,10 @@ export class SimMode {
       this.setPlaying(false);
       return;
     }
-    this.refresh();
+    if (ts - this.lastRender >= 50) {
+      this.lastRender = ts;
+      this.refresh();
+    }
     if (ts - this.lastSaved > 1000) {
       this.lastSaved = ts;
       this.changed();
@@ -223,11 +227,14 @@ export class SimMode {
     }
     this.state = this.sim.state();
     if (this.state.traceLength > this.traceSeen) {
-      for (const e of this.sim.trace(this.traceSeen)) {
+      const entries = this.sim.trace(this.traceSeen);
+      for (const e of entries) {
         if (e.kind === "sync") this.syncs.push({ t: e.t, sync: e.sync });
       }
+      this.recent.push(...entries.slice(-120));
       this.traceSeen = this.state.traceLength;
       if (this.syncs.length > 200) this.syncs = this.syncs.slice(-200);
+      if (this.recent.length > 120) this.recent = this.recent.slice(-120);
     }
     this.render();
   }
@@ -237,7 +244,7 @@ export class SimMode {
     byId("sim-clock").textContent = st ? `t = ${vtime(st.t)}` : "–";
     byId<HTMLSelectElement>("sim-speed").value = String(this.speed);
     if (!st || !this.sim) {
-      for (const id of ["sim-cluster", "sim-chart", "sim-ranking", "sim-slowstart", "sim-controller", "sim-events"]) mount(byId(id), null);
+      for (const id of ["sim-cluster", "sim-chart", "sim-ranking", "sim-slowstart", "sim-controller", "sim-events", "sim-trace"]) mount(byId(id), null);
       return;
     }
     const owner = st.owner;
@@ -355,6 +362,15 @@ export class SimMode {
     mount(byId("sim-slowstart"), this.slowStartView());
     mount(byId("sim-controller"), this.controllerView(st));
     mount(byId("sim-events"), this.eventsView(st));
+    mount(byId("sim-trace"), this.traceView());
+  }
+
+  private traceView(): HTMLElement {
+    const hide = byId<HTMLInputElement>("sim-trace-quiet").checked;
+    const shown = this.recent.filter((e) => !hide || (e.kind !== "kubelet" && e.kind !== "queue")).slice(-60).reverse();
+    if (shown.length === 0) return h("p", { class: "empty" }, "Nothing yet.");
+    return h("ol", { class: "events trace", "aria-label": "decisions, newest first" }, shown.map((e) =>
+      h("li", { class: `tr-${e.kind}` }, h("span", { class: "ev-t" }, vtime(e.t)), " ", traceText(e))));
   }
 
   private slowStartView(): HTMLElement {
@@ -429,6 +445,35 @@ export class SimMode {
         h("strong", null, e.reason), " ",
         e.message,
       )));
+  }
+}
+
+function traceText(e: TraceEntry): string {
+  switch (e.kind) {
+    case "sync": {
+      const s = e.sync;
+      const what = s.action === "nothing"
+        ? `nothing (${s.why ?? "?"})`
+        : s.action === "create"
+          ? `create ${s.planned?.count ?? 0}: batches ${(s.batches ?? []).map((b) => (b.failed ? `${b.size}(${b.failed}✗)` : String(b.size))).join(", ")}`
+          : `delete ${(s.victims ?? []).map((v) => v.name).join(", ")}`;
+      return `sync ${s.key}: saw ${s.input.active} active of ${s.input.desired} desired → ${what}${s.status ? "; status written" : ""}${s.error ? `; error: ${s.error}` : ""}; requeue ${requeueText(s)}`;
+    }
+    case "watch": {
+      const d = e.decision;
+      const to = [...d.enqueue, ...d.enqueueAfter.map((x) => `${x.key} after ${x.after} s`)];
+      return `watch: ${e.object} ${e.name} ${e.event}${to.length ? ` → enqueue ${to.join(", ")}` : ""}${d.observations.length ? `; observes ${d.observations.map((o) => o.change.op).join(", ")}` : ""}`;
+    }
+    case "watchDropped":
+      return `watch event lost: ${e.object} ${e.name} ${e.event}`;
+    case "relist":
+      return `informer relist: ${e.changes} change${e.changes === 1 ? "" : "s"}`;
+    case "queue":
+      return `queue ${e.op} ${e.key}${e.delayMs !== undefined ? ` (${duration(e.delayMs)})` : ""}`;
+    case "kubelet":
+      return `kubelet: ${e.pod} ${e.change}${e.node ? ` on ${e.node}` : ""}`;
+    case "edit":
+      return `you: ${JSON.stringify(e.edit)}`;
   }
 }
 
