@@ -132,11 +132,13 @@ export class ImportMode {
         if (typeof parsed !== "object" || parsed === null || !Array.isArray((parsed as { items?: unknown }).items)) {
           throw new Error("expected a List with items (what `kubectl get rs,pods -o json` prints)");
         }
-        this.list = parsed as { items: K8sObject[] };
         this.explanation = explainJson(this.text, { now: this.now, replicas: 0, config: configFor(this.gates) });
+        // Drawn only once the engine accepted it (so every field has the type it reads).
+        this.list = parsed as { items: K8sObject[] };
       } catch (e) {
         error.textContent = isReplicoreError(e) ? `${e.message} (${e.code}${e.path ? ` at ${e.path}` : ""})` : `Cannot read the JSON: ${(e as Error).message}`;
         this.explanation = null;
+        this.list = null;
       }
     }
     const owners = this.explanation?.owners ?? [];

@@ -82,7 +82,7 @@ export function podKey(p: { namespace: string; name: string }): string {
 
 function phaseClass(p: PodView): string {
   if (p.terminating) return "ph-terminating";
-  return `ph-${p.phase.toLowerCase() || "none"}`;
+  return `ph-${String(p.phase).toLowerCase() || "none"}`;
 }
 
 function podLabel(p: PodView, position: number | undefined, doomed: boolean): string {

@@ -78,6 +78,27 @@ describe("playground", { skip: chromiumPath ? false : "no Chromium installed" },
     await page.context().close();
   });
 
+  test("a bad snapshot gets an error naming what and where, and keeps the text", async () => {
+    const page = await openPage(browser, stateUrl(server.url, { mode: "import", list: clusterText, now: EXAMPLE_NOW }));
+    const bad = clusterText.replace('"phase": "Pending"', '"phase": 42');
+    // (Set as a paste would: filling 60 KB key by key is slow and proves nothing more.)
+    await page.$eval("#import-text", (el, v) => (el.value = v), bad);
+    await page.click("#import-run");
+    const error = await page.textContent("#import-error");
+    assert.match(error, /items\[\d+\]\.status\.phase/, error);
+    assert.equal(await page.inputValue("#import-text"), bad, "the pasted text stays");
+    await page.fill("#import-text", "{ not json");
+    await page.click("#import-run");
+    assert.match(await page.textContent("#import-error"), /^Cannot read the JSON: /);
+    await page.$eval("#import-text", (el, v) => (el.value = v), clusterText);
+    await page.fill("#import-now", "yesterday");
+    await page.click("#import-run");
+    assert.match(await page.textContent("#import-error"), /now/);
+    await screenshot(page, "import-bad-now");
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
   test("a pod edited with the keyboard moves in the ranking", async () => {
     const page = await openPage(browser, stateUrl(server.url, { mode: "import", list: clusterText, now: EXAMPLE_NOW, rs: "shop/web-7d9f8b6c5d" }));
     const before = await rankingOf(page, "panel-import");
