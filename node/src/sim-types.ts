@@ -41,6 +41,8 @@ export interface Delays {
   flap?: DelayMs;
   /** The informer relists (reconciling what dropped events missed) every this many ms [30000]. */
   relist?: number;
+  /** The owner informer resyncs (every owner redelivered as an update, which enqueues it) every this many ms [43200000 = 12 h]. */
+  resync?: number;
 }
 
 /** Faults injected by the seeded RNG; probabilities are in [0, 1]. All default to 0. */

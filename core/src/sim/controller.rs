@@ -144,7 +144,7 @@ impl Simulator {
                 expectations: expectations.record().cloned(),
                 cache_is_fresh: input.cache_is_fresh,
             },
-            full_input: Some(Box::new(input.clone())),
+            full_input: self.keep_inputs.then(|| Box::new(input.clone())),
             action: "nothing",
             why: None,
             planned: None,

@@ -68,6 +68,7 @@ pub const DEFAULT_START: &str = "2026-01-01T00:00:00Z";
 pub(crate) enum Ev {
     Deliver(Box<Change>),
     Relist,
+    Resync,
     Kubelet {
         key: String,
         uid: String,
@@ -111,6 +112,8 @@ pub struct Simulator {
     /// Owner keys in creation order; the first is the primary owner.
     owner_keys: Vec<String>,
     worker_pending: bool,
+    /// Keep each sync's whole input in the trace (tests; off by default: memory).
+    keep_inputs: bool,
 }
 
 fn owner_object(o: &ScenarioOwner, uid: String, deployment_uid: String, start: Time) -> ReplicaSet {
@@ -271,6 +274,7 @@ impl Simulator {
             events: VecDeque::new(),
             owner_keys,
             worker_pending: false,
+            keep_inputs: false,
             scenario,
         };
         // The informers' initial list: every object delivered at t = 0, in store order.
@@ -281,6 +285,8 @@ impl Simulator {
             }
             sim.deliver(change);
         }
+        let resync = sim.delays.resync;
+        sim.agenda.at(resync, Ev::Resync);
         let edits = sim.scenario.edits.clone();
         for e in edits {
             sim.agenda
@@ -288,6 +294,12 @@ impl Simulator {
         }
         sim.after_event();
         Ok(sim)
+    }
+
+    /// Keep the whole engine input of every sync in the trace ([`SyncTrace::full_input`]),
+    /// for checking decisions after the fact. Off by default (it costs memory).
+    pub fn keep_sync_inputs(&mut self, keep: bool) {
+        self.keep_inputs = keep;
     }
 
     /// A simulation from scenario JSON text.
@@ -305,6 +317,11 @@ impl Simulator {
         match ev {
             Ev::Deliver(change) => self.deliver(*change),
             Ev::Relist => self.relist(),
+            Ev::Resync => {
+                self.resync();
+                let t = self.clock.now().saturating_add(self.delays.resync);
+                self.agenda.at(t, Ev::Resync);
+            }
             Ev::Kubelet { key, uid, action } => self.kubelet(&key, &uid, action),
             Ev::QueueFire(key) => {
                 let t = self.clock.now();

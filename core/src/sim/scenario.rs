@@ -56,6 +56,8 @@ pub struct Delays {
     pub flap: Option<DelayMs>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub relist: Option<Ms>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resync: Option<Ms>,
 }
 
 /// The delays in effect (every field set).
@@ -70,6 +72,8 @@ pub struct EffectiveDelays {
     pub crash: DelayMs,
     pub flap: DelayMs,
     pub relist: Ms,
+    /// The owner informer's resync period (every owner redelivered as an update).
+    pub resync: Ms,
 }
 
 impl Default for EffectiveDelays {
@@ -83,6 +87,8 @@ impl Default for EffectiveDelays {
             crash: DelayMs::Range([2000, 6000]),
             flap: DelayMs::Range([1000, 5000]),
             relist: 30_000,
+            // kube-controller-manager's informers resync every 12 h (at least).
+            resync: 43_200_000,
         }
     }
 }
@@ -99,6 +105,7 @@ impl EffectiveDelays {
         self.crash = pick(d.crash, self.crash);
         self.flap = pick(d.flap, self.flap);
         self.relist = d.relist.unwrap_or(self.relist).max(1);
+        self.resync = d.resync.unwrap_or(self.resync).max(1);
         self
     }
 }

@@ -162,7 +162,8 @@ pub struct ClaimTrace {
 pub struct SyncTrace {
     pub key: String,
     pub input: SyncInputSummary,
-    /// The whole input the engine was given (Rust only: kept out of the JSON trace).
+    /// The whole input the engine was given, when [`super::Simulator::keep_sync_inputs`]
+    /// is on (Rust only: kept out of the JSON trace).
     #[serde(skip)]
     pub full_input: Option<Box<SyncInput>>,
     pub action: &'static str,

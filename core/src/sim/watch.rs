@@ -174,6 +174,22 @@ impl Simulator {
         }
     }
 
+    /// The owner informer's periodic resync: every cached owner is handed to the event
+    /// rules again as an update to itself (which enqueues it).
+    pub(super) fn resync(&mut self) {
+        let owners: Vec<ReplicaSet> = self.informer.owners.values().cloned().collect();
+        for rs in owners {
+            let decision = on_owner_event(OwnerEvent::Updated { old: &rs, new: &rs });
+            self.record(What::Watch {
+                object: ObjectKind::Owner,
+                event: WatchEventKind::Updated,
+                name: rs.metadata.name.clone(),
+                decision: decision.clone(),
+            });
+            self.handle_decision(decision);
+        }
+    }
+
     /// The informer relists: every difference between the store and the cache is
     /// delivered as an event, in key order (owners first), and the cache is synced.
     pub(super) fn relist(&mut self) {
