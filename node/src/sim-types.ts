@@ -162,8 +162,8 @@ export interface SimPod {
   readySince?: string;
   /** Available: ready for at least the owner's minReadySeconds. */
   available: boolean;
-  /** creationTimestamp (RFC 3339). */
-  created: string;
+  /** creationTimestamp (RFC 3339); null when an imported pod has none. */
+  created: string | null;
   /** Age in virtual milliseconds. */
   ageMs: number;
   /** Sum of container restart counts. */
@@ -314,8 +314,8 @@ export type TraceEntry = { seq: number; t: number; at: string } & (
   | { kind: "queue"; op: "add" | "addAfter" | "addRateLimited" | "forget"; key: string; delayMs?: number }
   /** The kubelet/scheduler moved a pod on. */
   | { kind: "kubelet"; pod: string; change: "scheduled" | "running" | "ready" | "notReady" | "restarted" | "gone"; node?: string }
-  /** A mutator/edit was applied. */
-  | { kind: "edit"; edit: Edit }
+  /** A mutator/edit was applied (a scripted edit that failed carries its error). */
+  | { kind: "edit"; edit: Edit; error?: string }
 );
 
 /** One point of the timeline chart (store truth for the primary owner). */

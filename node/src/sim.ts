@@ -18,33 +18,6 @@ import type {
 
 export type * from "./sim-types.js";
 
-/** The methods of the wasm class (JSON text in, plain objects out). */
-interface RawSimulator {
-  step(): boolean;
-  advance(ms: number): number;
-  apply(editJson: string): void;
-  state(): unknown;
-  trace(since?: number): unknown;
-  history(): unknown;
-  ranking(gatesJson?: string): unknown;
-  preview(replicas: number, gatesJson?: string): unknown;
-  scenario(): unknown;
-  free(): void;
-}
-
-type RawSimulatorClass = new (scenarioJson: string) => RawSimulator;
-
-function rawClass(): RawSimulatorClass {
-  const cls = (raw as unknown as { Simulator?: RawSimulatorClass }).Simulator;
-  if (!cls) {
-    const e = new Error("Simulator: this build of the wasm module has no simulator") as ReplicoreError;
-    e.code = "UNSUPPORTED";
-    e.path = "";
-    throw e;
-  }
-  return cls;
-}
-
 function json(value: unknown, path: string): string {
   try {
     const t = JSON.stringify(value);
@@ -67,14 +40,14 @@ function json(value: unknown, path: string): string {
  * simulator as it was.
  */
 export class Simulator {
-  readonly #sim: RawSimulator;
+  readonly #sim: raw.Simulator;
 
   /**
    * Starts a simulation at virtual time 0 (edits scripted at t=0 already applied).
    * `scenario` may be the object or its JSON text (e.g. from a URL).
    */
   constructor(scenario: Scenario | string) {
-    this.#sim = new (rawClass())(typeof scenario === "string" ? scenario : json(scenario, "scenario"));
+    this.#sim = new raw.Simulator(typeof scenario === "string" ? scenario : json(scenario, "scenario"));
   }
 
   /** Processes the next event in virtual time; false when nothing is scheduled. */
@@ -144,7 +117,7 @@ export class Simulator {
 
   /** Trace entries with `seq >= since` (default: all). */
   trace(since?: number): TraceEntry[] {
-    return this.#sim.trace(since) as TraceEntry[];
+    return this.#sim.trace(since ?? null) as TraceEntry[];
   }
 
   /** Desired/current/ready/available of the primary owner over virtual time. */

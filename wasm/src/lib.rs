@@ -6,6 +6,9 @@
 //! API users call is the package's TypeScript wrapper (`node/src/api.ts`).
 
 mod convert;
+pub mod sim;
+
+pub use sim::Simulator;
 
 use std::collections::{BTreeMap, BTreeSet};
 
