@@ -126,11 +126,13 @@ impl Simulator {
             .map(|(_, rs)| rs.clone())
             .collect();
         let expectations = self.ctrl.expectations_of(key);
+        // The cache's pods are lent to the input (a sync changes the store, never the
+        // cache) and taken back after.
         let input = SyncInput {
             now,
             owner,
             other_owners,
-            pods: self.informer.pods.values().cloned().collect(),
+            pods: self.informer.pods.take(),
             expectations: expectations.clone(),
             cache_is_fresh: cache_is_fresh || !gates.stale_controller_consistency_replica_set,
         };
@@ -158,7 +160,9 @@ impl Simulator {
             requeue: Requeue::Done,
             events: Vec::new(),
         };
-        let requeue = match self.run_sync(&input, &config, &mut trace) {
+        let result = self.run_sync(&input, &config, &mut trace);
+        self.informer.pods.restore(input.pods);
+        let requeue = match result {
             Ok(r) => r,
             Err(e) => {
                 let error = e.to_string();

@@ -15,10 +15,69 @@ use super::clock::Ms;
 use super::trace::{ObjectKind, QueueOp, WatchEventKind, What};
 use super::{Ev, Simulator};
 
+/// The pod informer's cache: pods sorted by `namespace/name`, kept as one vector so a
+/// sync can lend it to the engine's input without copying a pod.
+#[derive(Clone, Debug, Default)]
+pub struct PodCache {
+    pods: Vec<Pod>,
+}
+
+impl PodCache {
+    fn find(&self, key: &str) -> Result<usize, usize> {
+        self.pods.binary_search_by(|p| {
+            (p.namespace(), p.name()).cmp(&key.split_once('/').unwrap_or(("", key)))
+        })
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Pod> {
+        self.find(key).ok().and_then(|i| self.pods.get(i))
+    }
+
+    /// Stores the pod; returns the one it replaced.
+    pub fn insert(&mut self, pod: Pod) -> Option<Pod> {
+        match self.find(&pod.key()) {
+            Ok(i) => self
+                .pods
+                .get_mut(i)
+                .map(|slot| std::mem::replace(slot, pod)),
+            Err(i) => {
+                self.pods.insert(i, pod);
+                None
+            }
+        }
+    }
+
+    pub fn remove(&mut self, key: &str) -> Option<Pod> {
+        self.find(key).ok().map(|i| self.pods.remove(i))
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Pod> {
+        self.pods.iter()
+    }
+
+    pub fn len(&self) -> usize {
+        self.pods.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pods.is_empty()
+    }
+
+    /// Lends every pod out (the cache is empty until [`PodCache::restore`]).
+    pub fn take(&mut self) -> Vec<Pod> {
+        std::mem::take(&mut self.pods)
+    }
+
+    /// Takes back what [`PodCache::take`] lent, unchanged.
+    pub fn restore(&mut self, pods: Vec<Pod>) {
+        self.pods = pods;
+    }
+}
+
 /// What the controller's informers hold.
 #[derive(Clone, Debug, Default)]
 pub struct Informer {
-    pub pods: BTreeMap<String, Pod>,
+    pub pods: PodCache,
     pub owners: BTreeMap<String, ReplicaSet>,
     /// The newest resourceVersion each informer has synced (S-2).
     pub pod_rv: u64,
@@ -86,7 +145,7 @@ impl Simulator {
                 let owners: Vec<ReplicaSet> = self.informer.owners.values().cloned().collect();
                 match change.kind {
                     ChangeKind::Added | ChangeKind::Updated => {
-                        let old = self.informer.pods.insert(key.clone(), (*pod).clone());
+                        let old = self.informer.pods.insert((*pod).clone());
                         match old {
                             Some(old) => (
                                 WatchEventKind::Updated,
@@ -235,8 +294,8 @@ impl Simulator {
                 )),
             }
         }
-        for (key, pod) in &self.informer.pods {
-            if !self.api.pods.contains_key(key) {
+        for pod in self.informer.pods.iter() {
+            if !self.api.pods.contains_key(&pod.key()) {
                 changes.push(change(
                     ChangeKind::Deleted,
                     Object::Pod(Box::new(pod.clone())),
