@@ -374,11 +374,26 @@ export class SimMode {
   }
 
   private slowStartView(): HTMLElement {
-    const creates = this.syncs.filter((s) => s.sync.action === "create").slice(-3).reverse();
+    // The latest create syncs, newest first; consecutive syncs that went the same way
+    // (e.g. retries failing at the first batch on a full quota) shown once, with a count.
+    const groups: Array<{ last: SyncAt; first: SyncAt; count: number; sig: string }> = [];
+    for (let i = this.syncs.length - 1; i >= 0 && groups.length < 4; i--) {
+      const c = this.syncs[i];
+      if (!c || c.sync.action !== "create") continue;
+      const sig = JSON.stringify([c.sync.planned?.count, (c.sync.batches ?? []).map((b) => [b.size, b.ok, b.failed])]);
+      const g = groups.at(-1);
+      if (g && g.sig === sig) {
+        g.first = c;
+        g.count += 1;
+      } else {
+        groups.push({ last: c, first: c, count: 1, sig });
+      }
+    }
     const deletes = this.syncs.filter((s) => s.sync.action === "delete").slice(-1);
     const out: HTMLElement[] = [];
-    if (creates.length === 0) out.push(h("p", { class: "empty" }, "No create sync yet: raise the replicas."));
-    for (const [i, c] of creates.entries()) {
+    if (groups.length === 0) out.push(h("p", { class: "empty" }, "No create sync yet: raise the replicas."));
+    for (const [i, g] of groups.entries()) {
+      const c = g.last;
       const batches = c.sync.batches ?? [];
       const planned = c.sync.planned;
       const issued = batches.reduce((a, b) => a + b.size, 0);
@@ -386,17 +401,19 @@ export class SimMode {
       const skipped = (planned?.count ?? issued) - issued;
       out.push(h("div", {
         class: i === 0 ? "create-sync latest" : "create-sync",
-        "data-testid": i === 0 ? "create-sync" : "create-sync-old",
+        "data-testid": "create-sync",
         "data-batches": batches.map((b) => b.size).join(","),
+        "data-repeat": g.count,
       },
       h("p", { class: "sync-head" }, `t = ${vtime(c.t)}: create ${planned?.count ?? issued}`,
-        planned ? ` · planned batches ${planned.batches.join(", ")}` : ""),
+        planned ? ` · planned batches ${planned.batches.join(", ")}` : "",
+        g.count > 1 ? h("span", { class: "repeat" }, ` · the same in ${g.count} syncs since t = ${vtime(g.first.t)}`) : ""),
       h("ol", { class: "batches", "aria-label": "slow-start batches issued" }, batches.map((b, j) =>
         h("li", { class: b.failed > 0 ? "batch failed" : "batch ok", style: `flex-grow:${Math.max(1, b.size)}`, title: b.errors[0] ?? `${b.ok} created` },
           h("span", { class: "sr-only" }, `batch ${j + 1}: `),
           b.failed > 0 ? `${b.size}: ${b.ok} ok, ${b.failed} failed` : `${b.size} ✓`,
         ))),
-      failed
+      failed && i === 0
         ? h("p", { class: "warn" }, `Slow start stopped at the failing batch${skipped > 0 ? `: ${skipped} creates not attempted` : ""}. ${batches.find((b) => b.failed > 0)?.errors[0] ?? ""}`)
         : null,
       ));

@@ -145,7 +145,7 @@ function podChip(p: PodView, o: ClusterOptions): HTMLElement {
 export function clusterView(nodes: NodeView[], unscheduled: PodView[], o: ClusterOptions): HTMLElement {
   const lane = (title: string, pods: PodView[], extra: string): HTMLElement =>
     h("section", { class: `node ${extra}`, "aria-label": title },
-      h("h3", null, title, h("span", { class: "count" }, ` ${pods.filter((p) => !p.terminating).length} pods`)),
+      h("h3", null, title, h("span", { class: "count" }, ` ${plural(pods.filter((p) => !p.terminating).length, "pod")}`)),
       pods.length === 0
         ? h("p", { class: "empty" }, "no pods")
         : h("div", { class: "pods", role: "list" }, pods.map((p) => podChip(p, o))),
@@ -228,14 +228,15 @@ export function timelineChart(samples: Sample[], now: number): Element {
   }
   const step = niceStep(end / 6);
   for (let t = 0; t <= end; t += step) {
-    grid.push(s("text", { x: X(t), y: H - 6, class: "tick", "text-anchor": "middle" }, `${Math.round(t / 1000)} s`));
+    const anchor = t === 0 ? "start" : X(t) > W - pad.r - 20 ? "end" : "middle";
+    grid.push(s("text", { x: X(t), y: H - 6, class: "tick", "text-anchor": anchor }, `${Math.round(t / 1000)} s`));
   }
   const lines = SERIES.map((series, i) => {
     if (samples.length === 0) return null;
     let d = "";
     let prev: number | null = null;
     for (const x of samples) {
-      const y = Y(x[series.key]) + (i - 1.5) * 0.9; // a hair apart so equal lines stay visible
+      const y = Y(x[series.key]) + (i - 1.5) * 1.8; // a little apart so equal lines stay visible
       d += prev === null ? `M${X(x.t).toFixed(1)},${y.toFixed(1)}` : `H${X(x.t).toFixed(1)}V${y.toFixed(1)}`;
       prev = y;
     }
@@ -253,6 +254,10 @@ export function timelineChart(samples: Sample[], now: number): Element {
       h("span", { class: "sr-only" }, desc),
     ),
   );
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
 function niceStep(raw: number): number {

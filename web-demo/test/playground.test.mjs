@@ -246,10 +246,19 @@ describe("playground", { skip: chromiumPath ? false : "no Chromium installed" },
     await page.fill("#sim-replicas", "10");
     await page.press("#sim-replicas", "Enter");
     for (let i = 0; i < 5 && !(await page.$("[data-testid=create-sync]")); i++) await page.click("#sim-advance");
-    const batches = await page.$$eval("[data-testid=create-sync] .batch", (b) => b.map((x) => x.className));
-    assert.deepEqual(batches, ["batch ok", "batch ok", "batch failed"], "1 and 2 succeed, the batch of 4 hits the quota of 5, slow start stops");
-    assert.equal(await page.getAttribute("[data-testid=create-sync]", "data-batches"), "1,2,4");
-    assert.doesNotMatch(await page.textContent("[data-testid=replica-failure]"), /^none$/);
+    for (let i = 0; i < 3; i++) await page.click("#sim-advance");
+    // Newest first: the retries (a batch of 1 refused at once, grouped), then the first
+    // sync: 1 and 2 succeed, the batch of 4 fills the quota of 5 and fails, slow start stops.
+    const syncs = await page.$$eval("[data-testid=create-sync]", (divs) => divs.map((d) => ({
+      batches: d.dataset.batches,
+      outcome: [...d.querySelectorAll(".batch")].map((b) => b.className.replace("batch ", "")),
+      repeat: Number(d.dataset.repeat),
+    })));
+    assert.deepEqual(syncs.at(-1), { batches: "1,2,4", outcome: ["ok", "ok", "failed"], repeat: 1 });
+    assert.deepEqual(syncs[0].outcome, ["failed"]);
+    assert.ok(syncs[0].repeat > 1, "the retries are grouped");
+    assert.match(await page.textContent("#sim-slowstart .warn"), /exceeded quota/);
+    assert.match(await page.textContent("[data-testid=replica-failure]"), /^True · FailedCreate: .*exceeded quota/);
     await screenshot(page, "sim-quota-stops-slow-start");
     assert.deepEqual(page.problems, []);
     await page.context().close();
