@@ -96,15 +96,13 @@ function setupTabs(): void {
   }
   byId("import-simulate").addEventListener("click", () => {
     if (!hasSim) return;
-    let cluster: unknown;
-    try {
-      cluster = JSON.parse(imp.text);
-    } catch {
-      byId("import-error").textContent = "Load a valid snapshot first.";
+    const cluster = imp.clusterForSimulation();
+    if (cluster === null) {
+      byId("import-error").textContent = "Load a snapshot the engine accepts first.";
       return;
     }
     show("sim");
-    sim.restore({ v: 1, mode: "sim", scenario: { seed: 1, start: imp.now, cluster }, t: 0 });
+    sim.restore({ v: 1, mode: "sim", scenario: { seed: 1, start: imp.now, nodes: [], cluster }, t: 0 });
     save();
   });
   byId<HTMLButtonElement>("import-simulate").disabled = !hasSim;

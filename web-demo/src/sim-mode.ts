@@ -327,7 +327,7 @@ export class SimMode {
         notes,
       };
     };
-    const nodes: NodeView[] = st.nodes.map((n) => ({
+    const nodes: NodeView[] = [...st.nodes].sort((a, b) => a.name.localeCompare(b.name, undefined, { numeric: true })).map((n) => ({
       name: n.name,
       pods: st.pods.filter((p) => p.node === n.name).map(view),
     }));
@@ -405,7 +405,7 @@ export class SimMode {
         "data-batches": batches.map((b) => b.size).join(","),
         "data-repeat": g.count,
       },
-      h("p", { class: "sync-head" }, `t = ${vtime(c.t)}: create ${planned?.count ?? issued}`,
+      h("p", { class: "sync-head" }, `t = ${vtime(c.t)}: ${this.keyText(c.sync.key)}create ${planned?.count ?? issued}`,
         planned ? ` · planned batches ${planned.batches.join(", ")}` : "",
         g.count > 1 ? h("span", { class: "repeat" }, ` · the same in ${g.count} syncs since t = ${vtime(g.first.t)}`) : ""),
       h("ol", { class: "batches", "aria-label": "slow-start batches issued" }, batches.map((b, j) =>
@@ -421,11 +421,16 @@ export class SimMode {
     for (const d of deletes) {
       const v = d.sync.victims ?? [];
       out.push(h("div", { class: "delete-sync", "data-testid": "delete-sync", "data-victims": v.map((x) => x.name).join(",") },
-        h("p", { class: "sync-head" }, `t = ${vtime(d.t)}: delete ${v.length}, first to go first`),
+        h("p", { class: "sync-head" }, `t = ${vtime(d.t)}: ${this.keyText(d.sync.key)}delete ${v.length}, first to go first`),
         h("ol", { class: "victims" }, v.map((x) => h("li", null, h("strong", null, x.name), ` — ${ruleText(x.rule)}${x.ok ? "" : ` (failed: ${x.error ?? "error"})`}`))),
       ));
     }
     return h("div", null, out);
+  }
+
+  /** `ns/name: ` when the scenario has several owners (the views follow the first). */
+  private keyText(key: string): string {
+    return (this.state?.owners.length ?? 1) > 1 ? `${key}: ` : "";
   }
 
   private controllerView(st: SimState): HTMLElement {
@@ -437,7 +442,12 @@ export class SimMode {
     const rf = o.replicaFailure;
     const last = this.syncs.at(-1);
     return h("div", { class: "controller" },
+      st.owners.length > 1
+        ? h("p", { class: "help" }, `${st.owners.length} ReplicaSets, each synced by the controller; these views follow ${o.key}. Others: `,
+          st.owners.filter((x) => x.key !== o.key).map((x) => `${x.key} (desired ${x.desired}, active ${x.counts.active})`).join(", "), ".")
+        : null,
       h("dl", { class: "facts" },
+        h("dt", null, "owner"), h("dd", { "data-testid": "owner" }, o.key),
         h("dt", null, "desired"), h("dd", { "data-testid": "desired" }, String(o.desired)),
         h("dt", null, "pods (truth)"), h("dd", null, `active ${o.counts.active} · ready ${o.counts.ready} · available ${o.counts.available} · terminating ${o.counts.terminating}`),
         h("dt", null, "status written"), h("dd", null, `replicas ${o.status.replicas} · ready ${o.status.readyReplicas ?? 0} · available ${o.status.availableReplicas ?? 0}${o.status.terminatingReplicas !== undefined ? ` · terminating ${o.status.terminatingReplicas}` : ""}`),

@@ -241,6 +241,46 @@ describe("playground", { skip: chromiumPath ? false : "no Chromium installed" },
     await b.context().close();
   });
 
+  test("the LogarithmicScaleDown toggle in the simulator gives the order the compare column announced", { skip: noSim }, async () => {
+    const page = await openPage(browser, stateUrl(server.url, { mode: "sim", scenario: { seed: 11, replicas: 10, nodes: 3 }, t: 0 }));
+    for (let i = 0; i < 20; i++) await page.click("#sim-advance");
+    const on = await rankingOf(page, "panel-sim");
+    const announced = await page.$$eval("#panel-sim [data-testid=ranking] td[data-compare]", (t) => t.map((x) => Number(x.dataset.compare)));
+    const expectedOff = on.map((name, i) => [announced[i], name]).sort((a, b) => a[0] - b[0]).map(([, n]) => n);
+    assert.notDeepEqual(expectedOff, on, "this state orders differently without the gate");
+    await page.click("#sim-gate-lsd");
+    const off = await rankingOf(page, "panel-sim");
+    assert.deepEqual(off, expectedOff);
+    const st = decodeHash(await waitForSave(page));
+    assert.ok(st.scenario.edits.some((e) => e.op === "setFeatureGates" && e.featureGates.LogarithmicScaleDown === false), "the toggle is an edit of the scenario");
+    const replayed = replay(st);
+    assert.equal(replayed.config.featureGates.LogarithmicScaleDown, false);
+    assert.deepEqual(off, engineOrder(replayed), "the package's rankPods agrees");
+    await screenshot(page, "sim-gate-lsd-off");
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  test("an imported snapshot simulated: the controller does what explain said", { skip: noSim }, async () => {
+    const page = await openPage(browser, stateUrl(server.url, { mode: "import", list: clusterText, now: EXAMPLE_NOW }));
+    await page.click("#import-simulate");
+    await page.waitForSelector("#panel-sim:not([hidden])");
+    for (let i = 0; i < 60 && !((await page.$("[data-testid=delete-sync]")) && (await page.$("[data-testid=create-sync]"))); i++) {
+      await page.click("#sim-step");
+    }
+    const said = Object.fromEntries(explain(JSON.parse(clusterText), { now: EXAMPLE_NOW }).owners.map((o) => [o.name, o.sync]));
+    // web-7d9f8b6c5d has 8 active pods for 6 desired: the two explain names go.
+    assert.equal(said["web-7d9f8b6c5d"].action, "delete");
+    const victims = (await page.getAttribute("[data-testid=delete-sync]", "data-victims")).split(",");
+    assert.deepEqual(victims, said["web-7d9f8b6c5d"].victims.map((v) => v.name));
+    // api-6f7c9d adopts its orphan and creates the missing 2 in batches 1, 1.
+    assert.equal(said["api-6f7c9d"].action, "create");
+    assert.equal(await page.getAttribute("[data-testid=create-sync]", "data-batches"), said["api-6f7c9d"].batches.join(","));
+    await screenshot(page, "import-simulated");
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
   test("a quota stops slow start at the failing batch and sets ReplicaFailure", { skip: noSim }, async () => {
     const page = await openPage(browser, stateUrl(server.url, { mode: "sim", scenario: { seed: 3, replicas: 0, nodes: 3, quota: 5 }, t: 0 }));
     await page.fill("#sim-replicas", "10");
