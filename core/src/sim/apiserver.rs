@@ -137,7 +137,8 @@ impl ApiServer {
         rng: &mut Rng,
         admission: Admission,
     ) -> Result<(Pod, Change), ApiError> {
-        let mut pod: Pod = serde_json::from_value(body.clone()).map_err(|e| ApiError {
+        // (The same deserializer as every other Pod read: one instantiation in the binary.)
+        let mut pod: Pod = crate::input::from_value(body.clone()).map_err(|e| ApiError {
             reason: "BadRequest".into(),
             message: format!("the pod body is not a Pod: {e}"),
             code: Some(400),
