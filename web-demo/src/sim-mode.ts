@@ -28,14 +28,23 @@ interface SyncAt {
 
 const SPEEDS = [0.25, 0.5, 1, 2, 5, 10, 30];
 
+const FAULT_INPUTS = [
+  ["sim-f-create", "createFailure"],
+  ["sim-f-crash", "crashLoop"],
+  ["sim-f-flap", "readinessFlap"],
+  ["sim-f-drop", "watchDrop"],
+] as const;
+
 export class SimMode {
   sim: Simulator | null = null;
   state: SimState | null = null;
   playing = false;
   speed = 1;
   scaleTo: number | null = null;
-  /** Sync decisions seen in the trace (the latest ones). */
+  /** The latest syncs that created or deleted. */
   syncs: SyncAt[] = [];
+  /** The latest sync of any kind. */
+  lastSync: SyncAt | null = null;
   /** The latest trace entries, for the decision log. */
   recent: TraceEntry[] = [];
   private traceSeen = 0;
@@ -100,7 +109,7 @@ export class SimMode {
     });
     byId("sim-faults-apply").addEventListener("click", () => {
       const faults: Faults = {};
-      for (const [id, key] of [["sim-f-create", "createFailure"], ["sim-f-crash", "crashLoop"], ["sim-f-flap", "readinessFlap"], ["sim-f-drop", "watchDrop"]] as const) {
+      for (const [id, key] of FAULT_INPUTS) {
         const pct = Number(byId<HTMLInputElement>(id).value);
         if (!Number.isFinite(pct) || pct < 0 || pct > 100) return this.error("Fault probabilities are percentages from 0 to 100.");
         if (pct > 0) faults[key] = pct / 100;
@@ -148,6 +157,7 @@ export class SimMode {
     this.sim?.free();
     this.sim = null;
     this.syncs = [];
+    this.lastSync = null;
     this.recent = [];
     this.traceSeen = 0;
     this.error("");
@@ -229,7 +239,11 @@ export class SimMode {
     if (this.state.traceLength > this.traceSeen) {
       const entries = this.sim.trace(this.traceSeen);
       for (const e of entries) {
-        if (e.kind === "sync") this.syncs.push({ t: e.t, sync: e.sync });
+        if (e.kind === "sync") {
+          this.lastSync = { t: e.t, sync: e.sync };
+          // Only the syncs that acted are kept: "nothing" syncs would push them out.
+          if (e.sync.action !== "nothing") this.syncs.push(this.lastSync);
+        }
       }
       this.recent.push(...entries.slice(-120));
       this.traceSeen = this.state.traceLength;
@@ -254,6 +268,10 @@ export class SimMode {
     byId<HTMLInputElement>("sim-gate-pdc").checked = st.config.featureGates.PodDeletionCost;
     const quota = byId<HTMLInputElement>("sim-quota");
     if (document.activeElement !== quota) quota.value = st.quota === null ? "" : String(st.quota);
+    const settingsOpen = byId<HTMLDetailsElement>("sim-settings").open;
+    if (!settingsOpen) {
+      for (const [id, key] of FAULT_INPUTS) byId<HTMLInputElement>(id).value = String(Math.round((st.faults[key] ?? 0) * 100));
+    }
     const pick = byId<HTMLSelectElement>("sim-node-pick");
     if (document.activeElement !== pick) {
       const was = pick.value;
@@ -337,6 +355,7 @@ export class SimMode {
       doomed: doomedKeys,
       positions,
       editable: true,
+      compact: st.pods.length > 24,
       onPick: (pod) => {
         const was = this.playing;
         this.setPlaying(false);
@@ -440,7 +459,7 @@ export class SimMode {
       ? `expects ${exp.add} creation${exp.add === 1 ? "" : "s"} and ${exp.del} deletion${exp.del === 1 ? "" : "s"} to be observed, recorded ${duration(Date.parse(st.now) - Date.parse(String(exp.timestamp)))} ago`
       : "none recorded";
     const rf = o.replicaFailure;
-    const last = this.syncs.at(-1);
+    const last = this.lastSync;
     return h("div", { class: "controller" },
       st.owners.length > 1
         ? h("p", { class: "help" }, `${st.owners.length} ReplicaSets, each synced by the controller; these views follow ${o.key}. Others: `,

@@ -108,26 +108,29 @@ export interface ClusterOptions {
   onPick: (pod: PodView) => void;
   /** Whether pods can be edited (buttons) or only shown. */
   editable: boolean;
+  /** One line per pod (many pods). */
+  compact?: boolean;
 }
 
 function podChip(p: PodView, o: ClusterOptions): HTMLElement {
   const key = podKey(p);
   const position = o.positions.get(key);
   const doomed = o.doomed.has(key);
-  const cls = ["pod", phaseClass(p), p.mine ? "" : "other", doomed ? "doomed" : ""].filter(Boolean).join(" ");
-  const body: Child[] = [
-    h("span", { class: "pod-head" },
-      h("span", { class: p.ready ? "dot ready" : "dot", "aria-hidden": "true" }),
-      h("span", { class: "pod-name", title: p.name }, shortName(p.name, 14)),
-      position !== undefined ? h("span", { class: "pos", title: "scale-down position" }, `#${position}`) : null,
-    ),
+  const cls = ["pod", phaseClass(p), p.mine ? "" : "other", doomed ? "doomed" : "", o.compact ? "compact" : ""].filter(Boolean).join(" ");
+  const head = h("span", { class: "pod-head" },
+    h("span", { class: p.ready ? "dot ready" : "dot", "aria-hidden": "true" }),
+    h("span", { class: "pod-name", title: p.name }, shortName(p.name, 14)),
+    position !== undefined ? h("span", { class: "pos", title: "scale-down position" }, `#${position}`) : null,
+  );
+  const body: Child[] = o.compact ? [head] : [
+    head,
     h("span", { class: "pod-line" }, `${p.terminating ? "Terminating" : p.phase || "(no phase)"} · ${p.ready ? "ready" : "not ready"}`),
     h("span", { class: "pod-line" }, `${duration(p.ageMs)} · ↻ ${p.restarts} · cost ${p.deletionCost}`),
     doomed ? h("strong", { class: "pod-line goes" }, "✕ would go") : null,
     p.notes.length > 0 ? h("span", { class: "pod-line note" }, p.notes.join(", ")) : null,
   ];
   if (!o.editable || p.terminating) {
-    return h("div", { class: cls, role: "listitem", "aria-label": podLabel(p, position, doomed), "data-pod": p.name }, ...body);
+    return h("div", { class: cls, role: "listitem", "aria-label": podLabel(p, position, doomed), title: o.compact ? podLabel(p, position, doomed) : null, "data-pod": p.name }, ...body);
   }
   return h("div", { role: "listitem" },
     h("button", {
@@ -136,6 +139,7 @@ function podChip(p: PodView, o: ClusterOptions): HTMLElement {
       "data-key": `pod:${key}`,
       "data-pod": p.name,
       "aria-label": `${podLabel(p, position, doomed)}. Edit`,
+      title: o.compact ? podLabel(p, position, doomed) : null,
       onclick: () => o.onPick(p),
     }, ...body),
   );

@@ -1,0 +1,12 @@
+import { buildPage, serve, launch, openPage, stateUrl } from "./test/harness.mjs";
+const out = await buildPage(); const srv = await serve(out); const b = await launch();
+const p = await openPage(b, stateUrl(srv.url, { mode: "sim", scenario: { seed: 5, replicas: 6, nodes: 3, faults: { crashLoop: 0.3, readinessFlap: 0.2 } }, t: 0 }));
+for (let i = 0; i < 12; i++) await p.click("#sim-advance");
+await p.click("summary");
+await p.screenshot({ path: "/tmp/wtsim-settings.png" });
+await p.click("summary");
+await p.keyboard.press("Tab"); await p.keyboard.press("Tab"); await p.keyboard.press("Tab");
+await p.focus("#sim-cluster button.pod");
+await p.screenshot({ path: "/tmp/wtsim-focus.png" });
+console.log(p.problems);
+await b.close(); await srv.close();

@@ -1,0 +1,11 @@
+import { buildPage, serve, launch, openPage, stateUrl } from "./test/harness.mjs";
+const out = await buildPage(); const srv = await serve(out); const b = await launch();
+const p = await openPage(b, stateUrl(srv.url, { mode: "sim", scenario: { seed: 5, replicas: 100, nodes: 5, faults: { crashLoop: 0.1, readinessFlap: 0.1 } }, t: 0, speed: 30 }));
+await p.click("#sim-play");
+const t0 = Date.now();
+await p.waitForTimeout(4000);
+const clock = await p.textContent("#sim-clock");
+await p.click("#sim-play");
+console.log("after", Date.now() - t0, "ms real:", clock, p.problems);
+await p.screenshot({ path: "/tmp/wtsim-100.png" });
+await b.close(); await srv.close();
