@@ -136,7 +136,11 @@ export class ImportMode {
         // Drawn only once the engine accepted it (so every field has the type it reads).
         this.list = parsed as { items: K8sObject[] };
       } catch (e) {
-        error.textContent = isReplicoreError(e) ? `${e.message} (${e.code}${e.path ? ` at ${e.path}` : ""})` : `Cannot read the JSON: ${(e as Error).message}`;
+        if (isReplicoreError(e) && e.path.startsWith("options.now")) {
+          error.textContent = `Now: ${e.message.replace(/^options\.now: /, "")} (${e.code})`;
+        } else {
+          error.textContent = isReplicoreError(e) ? `${e.message} (${e.code}${e.path ? ` at ${e.path}` : ""})` : `Cannot read the JSON: ${(e as Error).message}`;
+        }
         this.explanation = null;
         this.list = null;
       }
