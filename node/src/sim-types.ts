@@ -330,14 +330,14 @@ export interface Sample {
   terminating: number;
 }
 
-/** The engine's scale-down order of the primary owner's active pods (first to go first). */
+/** The engine's scale-down order of an owner's active pods (first to go first). */
 export interface SimRanking {
   /** Each pod with the rule that placed it before the next one. */
   pods: RankedPod[];
   featureGates: FeatureGates;
 }
 
-/** What a scale to `replicas` would delete now, per the engine. */
+/** What a scale of an owner to `replicas` would delete now, per the engine. */
 export interface ScalePreview {
   replicas: number;
   active: number;

@@ -32,6 +32,10 @@ function json(value: unknown, path: string): string {
   }
 }
 
+function gatesText(featureGates: Partial<FeatureGates> | undefined): string | undefined {
+  return featureGates === undefined ? undefined : json(featureGates, "featureGates");
+}
+
 /**
  * A simulated cluster with the ReplicaSet controller running the engine: a virtual clock,
  * an API server with quota, a watch with delays and drops, a kubelet model, the work queue
@@ -125,17 +129,18 @@ export class Simulator {
     return this.#sim.history() as Sample[];
   }
 
-  /** The engine's scale-down order of the primary owner's active pods (optionally under other gates). */
-  ranking(featureGates?: Partial<FeatureGates>): SimRanking {
-    return this.#sim.ranking(featureGates === undefined ? undefined : json(featureGates, "featureGates")) as SimRanking;
+  /**
+   * The engine's scale-down order of an owner's active pods (default: the primary owner;
+   * `owner` is a name or `namespace/name`), under the current gates with `featureGates`
+   * laid over them (e.g. `{ LogarithmicScaleDown: false }` for the pre-1.31 order).
+   */
+  ranking(featureGates?: Partial<FeatureGates>, owner?: string): SimRanking {
+    return this.#sim.ranking(gatesText(featureGates), owner ?? null) as SimRanking;
   }
 
-  /** Which pods a scale of the primary owner to `replicas` would delete now. */
-  preview(replicas: number, featureGates?: Partial<FeatureGates>): ScalePreview {
-    return this.#sim.preview(
-      replicas,
-      featureGates === undefined ? undefined : json(featureGates, "featureGates"),
-    ) as ScalePreview;
+  /** Which pods a scale of an owner (default: the primary owner) to `replicas` would delete now. */
+  preview(replicas: number, featureGates?: Partial<FeatureGates>, owner?: string): ScalePreview {
+    return this.#sim.preview(replicas, gatesText(featureGates), owner ?? null) as ScalePreview;
   }
 
   /** The scenario with every edit applied so far: JSON-serialisable, replays to this run. */

@@ -4,7 +4,7 @@
 // replays to the same state, and bad input throws errors with code and path.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Simulator, isReplicoreError } from "replicore";
+import { Simulator, explain, isReplicoreError } from "replicore";
 import { cluster } from "./helpers.mjs";
 
 function createBatches(sim) {
@@ -103,6 +103,15 @@ test("the shipped cluster imports as the initial state", () => {
   assert.equal(st.owners.length, list.items.filter((i) => i.kind === "ReplicaSet").length);
   assert.equal(st.pods.length, list.items.filter((i) => i.kind === "Pod").length);
   assert.ok(st.pods.every((p) => p.ageMs >= 0));
+  // Each owner's ranking and preview, by name.
+  const explained = explain(list, { now: st.now, replicas: 3 });
+  for (const o of st.owners) {
+    const preview = sim.preview(3, undefined, o.key);
+    const expected = explained.owners.find((x) => x.name === o.name)?.scaleDown?.victims.map((v) => v.name) ?? [];
+    assert.deepEqual(preview.victims.map((v) => v.name), expected, o.key);
+    assert.equal(sim.ranking(undefined, o.name).pods.length, o.counts.active);
+  }
+  assert.throws(() => sim.ranking(undefined, "nobody"), (e) => isReplicoreError(e) && e.path === "owner");
 });
 
 test("bad input throws errors with code and path; the instance stays usable", () => {

@@ -87,20 +87,42 @@ impl Simulator {
         to_js(&samples)
     }
 
-    /// The engine's scale-down order of the primary owner's pods (`SimRanking`), under
-    /// the current gates with `featureGatesJson` (optional) laid over them.
-    pub fn ranking(&self, feature_gates: JsValue) -> JsResult {
+    /// The engine's scale-down order of an owner's pods (`SimRanking`; default the
+    /// primary owner), under the current gates with `featureGatesJson` (optional) laid
+    /// over them.
+    pub fn ranking(&self, feature_gates: JsValue, owner: Option<String>) -> JsResult {
         let g = gates(&feature_gates)?;
-        to_js(&self.inner.ranking(g.as_ref()))
+        match owner {
+            None => to_js(&self.inner.ranking(g.as_ref())),
+            Some(o) => to_js(
+                &self
+                    .inner
+                    .ranking_for(&o, g.as_ref())
+                    .map_err(|e| error(&e))?,
+            ),
+        }
     }
 
-    /// What a scale to `replicas` would delete now (`ScalePreview`).
-    pub fn preview(&self, replicas: f64, feature_gates: JsValue) -> JsResult {
+    /// What a scale of an owner (default the primary owner) to `replicas` would delete
+    /// now (`ScalePreview`).
+    pub fn preview(
+        &self,
+        replicas: f64,
+        feature_gates: JsValue,
+        owner: Option<String>,
+    ) -> JsResult {
         let replicas = count(replicas, "replicas", i32::MAX as usize)?;
+        let replicas = i32::try_from(replicas).unwrap_or(i32::MAX);
         let g = gates(&feature_gates)?;
-        let replicas = i32::try_from(replicas)
-            .map_err(|_| message_error("MALFORMED", "replicas", "replicas: too large"))?;
-        to_js(&self.inner.preview(replicas, g.as_ref()))
+        match owner {
+            None => to_js(&self.inner.preview(replicas, g.as_ref())),
+            Some(o) => to_js(
+                &self
+                    .inner
+                    .preview_for(&o, replicas, g.as_ref())
+                    .map_err(|e| error(&e))?,
+            ),
+        }
     }
 
     /// The scenario with every edit applied so far (replays to this run).

@@ -114,17 +114,17 @@ fn ranking_and_preview_follow_the_gates() {
         &json!({"op": "editPod", "pod": name, "deletionCost": -10}),
     ))
     .unwrap();
-    let ranking = ok(s.ranking(JsValue::UNDEFINED));
+    let ranking = ok(s.ranking(JsValue::UNDEFINED, None));
     assert_eq!(ranking["pods"][0]["name"], name.as_str());
     assert_eq!(ranking["pods"][0]["rule"], "deletionCost");
-    let off = ok(s.ranking(t(&json!({"PodDeletionCost": false}))));
+    let off = ok(s.ranking(t(&json!({"PodDeletionCost": false})), None));
     assert_eq!(off["featureGates"]["PodDeletionCost"], false);
     assert!(off["pods"]
         .as_array()
         .unwrap()
         .iter()
         .all(|p| p["rule"] != "deletionCost"));
-    let preview = ok(s.preview(1.0, JsValue::UNDEFINED));
+    let preview = ok(s.preview(1.0, JsValue::UNDEFINED, None));
     assert_eq!(preview["victims"].as_array().unwrap().len(), 3);
     assert_eq!(preview["firstSync"], 3);
     assert_eq!(preview["victims"][0]["name"], name.as_str());
@@ -167,8 +167,11 @@ fn bad_input_throws_errors_with_code_and_path_and_the_instance_stays_usable() {
     assert!(path.starts_with("edit"), "{path}");
     let (_, path, _) = thrown(s.advance(-1.0));
     assert_eq!(path, "ms");
-    let (_, path, _) = thrown(s.ranking(t(&json!({"NoSuchGate": true}))));
+    let (_, path, _) = thrown(s.ranking(t(&json!({"NoSuchGate": true})), None));
     assert!(path.starts_with("featureGates"), "{path}");
+    let (_, path, _) = thrown(s.preview(1.0, JsValue::UNDEFINED, Some("nobody".into())));
+    assert_eq!(path, "owner");
+    assert_eq!(ok(s.ranking(JsValue::UNDEFINED, Some("default/web".into())))["pods"], ok(s.ranking(JsValue::NULL, None))["pods"]);
     assert!(
         ok(s.scenario()).get("edits").is_none(),
         "failed edits are not recorded"

@@ -8,7 +8,9 @@ use super::scenario::Edit;
 use super::Simulator;
 
 impl Simulator {
-    fn owner_key_of(&self, owner: Option<&str>) -> Result<String> {
+    /// The key of the owner named `owner` (`name` or `namespace/name`; `None`: the
+    /// primary owner); an unknown name is an error at `path`.
+    pub(super) fn owner_key_at(&self, owner: Option<&str>, path: &str) -> Result<String> {
         let Some(name) = owner else {
             return Ok(self.primary_key().to_owned());
         };
@@ -17,7 +19,7 @@ impl Simulator {
             .iter()
             .find(|k| k.as_str() == name || k.rsplit('/').next() == Some(name));
         found.cloned().ok_or_else(|| Error::Malformed {
-            path: "edit.owner".into(),
+            path: path.into(),
             message: format!("no owner {name:?} in the simulation"),
         })
     }
@@ -47,7 +49,7 @@ impl Simulator {
         let now = self.clock.now_instant();
         match edit {
             Edit::SetReplicas { replicas, owner } => {
-                let key = self.owner_key_of(owner.as_deref())?;
+                let key = self.owner_key_at(owner.as_deref(), "edit.owner")?;
                 let r = *replicas;
                 if let Some(c) = self.api.update_owner(&key, |rs| {
                     rs.spec.replicas = Some(r);

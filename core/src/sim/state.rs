@@ -348,6 +348,20 @@ impl Simulator {
     /// The engine's scale-down order of the primary owner's active pods (in the store),
     /// under the current feature gates with `gates` laid over them.
     pub fn ranking(&self, gates: Option<&GatesPatch>) -> SimRanking {
+        self.ranking_of(self.primary_key(), gates)
+    }
+
+    /// [`Simulator::ranking`] for the owner `owner` (`name` or `namespace/name`).
+    pub fn ranking_for(
+        &self,
+        owner: &str,
+        gates: Option<&GatesPatch>,
+    ) -> crate::Result<SimRanking> {
+        let key = self.owner_key_at(Some(owner), "owner")?;
+        Ok(self.ranking_of(&key, gates))
+    }
+
+    fn ranking_of(&self, key: &str, gates: Option<&GatesPatch>) -> SimRanking {
         let mut feature_gates = self.ctrl.config.feature_gates;
         if let Some(g) = gates {
             g.apply(&mut feature_gates);
@@ -358,7 +372,7 @@ impl Simulator {
             .enumerate()
             .map(|(i, p)| (p.key(), i))
             .collect();
-        let Some(rs) = self.api.owners.get(self.primary_key()) else {
+        let Some(rs) = self.api.owners.get(key) else {
             return SimRanking {
                 pods: Vec::new(),
                 feature_gates,
@@ -406,7 +420,20 @@ impl Simulator {
 
     /// Which of the primary owner's pods a scale to `replicas` would delete now.
     pub fn preview(&self, replicas: i32, gates: Option<&GatesPatch>) -> ScalePreview {
-        let ranking = self.ranking(gates);
+        self.preview_of(self.ranking(gates), replicas)
+    }
+
+    /// [`Simulator::preview`] for the owner `owner` (`name` or `namespace/name`).
+    pub fn preview_for(
+        &self,
+        owner: &str,
+        replicas: i32,
+        gates: Option<&GatesPatch>,
+    ) -> crate::Result<ScalePreview> {
+        Ok(self.preview_of(self.ranking_for(owner, gates)?, replicas))
+    }
+
+    fn preview_of(&self, ranking: SimRanking, replicas: i32) -> ScalePreview {
         let active = ranking.pods.len();
         let n = active.saturating_sub(usize::try_from(replicas.max(0)).unwrap_or(0));
         let burst = self.ctrl.config.burst_replicas;
