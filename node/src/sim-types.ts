@@ -75,7 +75,11 @@ export type Edit =
   | { op: "setReplicas"; replicas: number; owner?: string }
   /** The namespace's pod-count quota (non-terminated pods); `null` = unlimited. */
   | { op: "setQuota"; quota: number | null }
-  /** Feature gates of the controller (merged into the current ones). */
+  /**
+   * Feature gates of the controller (merged into the current ones). Turning
+   * LogarithmicScaleDown off also sets `emulationVersion` to `"1.30"` (the gate is locked
+   * on from 1.31), so the pre-1.31 order can be compared.
+   */
   | { op: "setFeatureGates"; featureGates: Partial<FeatureGates> }
   /** Controller configuration (burstReplicas, emulationVersion, …), merged. */
   | { op: "setConfig"; config: Config }
@@ -87,7 +91,9 @@ export type Edit =
    * Edit a pod in the API server (as a user or the kubelet would): phase (`Pending`,
    * `Running`, `Succeeded`, `Failed`, `Unknown`), Ready condition, restart count,
    * `controller.kubernetes.io/pod-deletion-cost` (`null` removes the annotation).
-   * An edited pod stops following the kubelet model for the fields edited.
+   * A pod whose phase or readiness was edited no longer follows the kubelet model (no
+   * more start, ready, crash or flap steps; it still goes away once deleted).
+   * `namespace` defaults to the primary owner's.
    */
   | {
       op: "editPod";
@@ -100,7 +106,7 @@ export type Edit =
     }
   /** Add a schedulable node. */
   | { op: "addNode"; node: string }
-  /** Remove a node: its pods become phase `Failed` (node lost) and the node disappears. */
+  /** Remove a node: the node disappears, its pods become phase `Failed` (node lost) and are removed after the termination delay. */
   | { op: "removeNode"; node: string }
   /** Delete a pod (as `kubectl delete pod`): it terminates and goes away. */
   | { op: "killPod"; pod: string; namespace?: string };
@@ -116,10 +122,11 @@ export interface Scenario {
   start?: string;
   /**
    * The owners to simulate (default: one, `default/web` with `replicas`). Owners get a
-   * selector `app=<name>` and a template with those labels.
+   * selector `app=<name>`, a template with those labels, and a controlling Deployment of
+   * the same name (as ReplicaSets usually have: its pods count for co-location).
    */
   owners?: ScenarioOwner[];
-  /** Shorthand for `owners: [{ replicas }]` when `owners` is absent [0]. */
+  /** Shorthand for `owners: [{ replicas }]` when neither `owners` nor `cluster` is given [0]. */
   replicas?: number;
   /** Node names, or a count of nodes named `node-1` … [3]. */
   nodes?: string[] | number;
