@@ -102,7 +102,9 @@ function setupTabs(): void {
       return;
     }
     show("sim");
-    sim.restore({ v: 1, mode: "sim", scenario: { seed: 1, start: imp.now, nodes: [], cluster }, t: 0 });
+    const state: PageState = { v: 1, mode: "sim", scenario: { seed: 1, start: imp.now, nodes: [], cluster }, t: 0 };
+    if (imp.selected !== null) state.rs = imp.selected;
+    sim.restore(state);
     save();
   });
   byId<HTMLButtonElement>("import-simulate").disabled = !hasSim;

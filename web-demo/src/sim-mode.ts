@@ -3,7 +3,7 @@
 // driven by play/pause/step at a chosen speed, with every view drawn from its state, its
 // trace and its history. The scenario with the edits made so far goes in the URL.
 
-import { Simulator, isReplicoreError, type Faults, type Scenario, type SimPod, type SimState, type SyncTrace, type TraceEntry } from "replicore";
+import { Simulator, isReplicoreError, type Faults, type Scenario, type SimOwner, type SimPod, type SimState, type SyncTrace, type TraceEntry } from "replicore";
 import { byId, duration, h, mount, vtime } from "./dom.js";
 import { openEditor } from "./editor.js";
 import type { PageState } from "./url.js";
@@ -41,6 +41,8 @@ export class SimMode {
   playing = false;
   speed = 1;
   scaleTo: number | null = null;
+  /** The owner the views follow (`namespace/name`); null: the primary owner. */
+  follow: string | null = null;
   /** The latest syncs that created or deleted. */
   syncs: SyncAt[] = [];
   /** The latest sync of any kind. */
@@ -61,14 +63,20 @@ export class SimMode {
         this.error("Replicas must be a whole number from 0 to 500.");
         return;
       }
-      this.act(() => this.sim?.setReplicas(n));
+      this.act(() => this.sim?.setReplicas(n, this.followed()?.key));
     };
     byId("sim-scale").addEventListener("click", () => setReplicas(Number(replicas.value)));
     replicas.addEventListener("keydown", (e) => {
       if (e.key === "Enter") setReplicas(Number(replicas.value));
     });
-    byId("sim-minus").addEventListener("click", () => setReplicas(Math.max(0, (this.state?.owner.desired ?? 0) - 1)));
-    byId("sim-plus").addEventListener("click", () => setReplicas((this.state?.owner.desired ?? 0) + 1));
+    byId("sim-minus").addEventListener("click", () => setReplicas(Math.max(0, (this.followed()?.desired ?? 0) - 1)));
+    byId("sim-plus").addEventListener("click", () => setReplicas((this.followed()?.desired ?? 0) + 1));
+    byId<HTMLSelectElement>("sim-owner").addEventListener("change", (e) => {
+      this.follow = (e.target as HTMLSelectElement).value;
+      this.scaleTo = null;
+      this.render();
+      this.changed();
+    });
     byId("sim-play").addEventListener("click", () => this.setPlaying(!this.playing));
     byId("sim-step").addEventListener("click", () => {
       this.setPlaying(false);
@@ -176,7 +184,15 @@ export class SimMode {
     this.changed();
   }
 
+  /** The owner the views follow: the chosen one, else the primary owner. */
+  followed(): SimOwner | null {
+    const st = this.state;
+    if (!st) return null;
+    return st.owners.find((o) => o.key === this.follow) ?? st.owner;
+  }
+
   restore(state: PageState): void {
+    this.follow = state.rs ?? null;
     this.speed = state.speed ?? 1;
     this.scaleTo = state.scaleTo ?? null;
     this.setPlaying(false);
@@ -190,6 +206,7 @@ export class SimMode {
       st.t = this.state?.t ?? 0;
     }
     if (this.scaleTo !== null) st.scaleTo = this.scaleTo;
+    if (this.follow !== null) st.rs = this.follow;
     return st;
   }
 
@@ -261,7 +278,13 @@ export class SimMode {
       for (const id of ["sim-cluster", "sim-chart", "sim-ranking", "sim-slowstart", "sim-controller", "sim-events", "sim-trace"]) mount(byId(id), null);
       return;
     }
-    const owner = st.owner;
+    const owner = this.followed() ?? st.owner;
+    const ownerSelect = byId<HTMLSelectElement>("sim-owner");
+    byId("sim-owner-group").hidden = st.owners.length < 2;
+    if (document.activeElement !== ownerSelect) {
+      ownerSelect.replaceChildren(...st.owners.map((o) => h("option", { value: o.key }, o.key)));
+      ownerSelect.value = owner.key;
+    }
     const replicas = byId<HTMLInputElement>("sim-replicas");
     if (document.activeElement !== replicas) replicas.value = String(owner.desired);
     byId<HTMLInputElement>("sim-gate-lsd").checked = st.config.featureGates.LogarithmicScaleDown;
@@ -289,7 +312,7 @@ export class SimMode {
     let victims: string[] = [];
     let previewText = "";
     try {
-      const ranking = this.sim.ranking();
+      const ranking = this.sim.ranking(undefined, owner.key);
       rows = ranking.pods.map((p, i) => ({
         position: i + 1,
         name: p.name,
@@ -302,13 +325,13 @@ export class SimMode {
         rule: p.rule,
         ruleText: p.ruleText ?? null,
       }));
-      const preview = this.sim.preview(target);
+      const preview = this.sim.preview(target, undefined, owner.key);
       victims = preview.victims.map((v) => v.name);
       previewText = victims.length === 0
         ? `Scale to ${target}: no pod would go (${preview.active} active).`
         : `Scale to ${target}: ${victims.length} of ${preview.active} active pods would go${preview.firstSync < victims.length ? ` (the first sync deletes ${preview.firstSync}, the burst)` : ""}, first to go first: ${victims.join(", ")}.`;
       const lsd = st.config.featureGates.LogarithmicScaleDown;
-      compare = new Map(this.sim.ranking({ LogarithmicScaleDown: !lsd }).pods.map((p, i) => [p.name, i + 1]));
+      compare = new Map(this.sim.ranking({ LogarithmicScaleDown: !lsd }, owner.key).pods.map((p, i) => [p.name, i + 1]));
     } catch (e) {
       this.error(`ranking: ${(e as Error).message}`);
     }
@@ -377,9 +400,10 @@ export class SimMode {
       },
     }));
 
-    mount(byId("sim-chart"), timelineChart(this.sim.history(), st.t));
+    mount(byId("sim-chart"), timelineChart(this.sim.history(), st.t),
+      owner.key !== st.owner.key ? h("p", { class: "help" }, `The timeline follows the first ReplicaSet, ${st.owner.key}.`) : null);
     mount(byId("sim-slowstart"), this.slowStartView());
-    mount(byId("sim-controller"), this.controllerView(st));
+    mount(byId("sim-controller"), this.controllerView(st, owner));
     mount(byId("sim-events"), this.eventsView(st));
     mount(byId("sim-trace"), this.traceView());
   }
@@ -447,13 +471,12 @@ export class SimMode {
     return h("div", null, out);
   }
 
-  /** `ns/name: ` when the scenario has several owners (the views follow the first). */
+  /** `ns/name: ` when the scenario has several owners. */
   private keyText(key: string): string {
     return (this.state?.owners.length ?? 1) > 1 ? `${key}: ` : "";
   }
 
-  private controllerView(st: SimState): HTMLElement {
-    const o = st.owner;
+  private controllerView(st: SimState, o: SimOwner): HTMLElement {
     const exp = o.expectations;
     const expText = exp
       ? `expects ${exp.add} creation${exp.add === 1 ? "" : "s"} and ${exp.del} deletion${exp.del === 1 ? "" : "s"} to be observed, recorded ${duration(Date.parse(st.now) - Date.parse(String(exp.timestamp)))} ago`
@@ -462,7 +485,7 @@ export class SimMode {
     const last = this.lastSync;
     return h("div", { class: "controller" },
       st.owners.length > 1
-        ? h("p", { class: "help" }, `${st.owners.length} ReplicaSets, each synced by the controller; these views follow ${o.key}. Others: `,
+        ? h("p", { class: "help" }, `${st.owners.length} ReplicaSets, each synced by the controller; these views follow ${o.key} (choose another above). Others: `,
           st.owners.filter((x) => x.key !== o.key).map((x) => `${x.key} (desired ${x.desired}, active ${x.counts.active})`).join(", "), ".")
         : null,
       h("dl", { class: "facts" },

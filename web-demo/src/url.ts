@@ -22,7 +22,7 @@ export interface PageState {
   list?: string;
   /** Import: the clock of the explanation (RFC 3339). */
   now?: string;
-  /** Import: the ReplicaSet shown (`namespace/name`). */
+  /** The ReplicaSet the views follow (`namespace/name`; default: the first). */
   rs?: string;
   /** Import: the feature gates of the explanation. */
   gates?: Gates;

@@ -262,9 +262,15 @@ describe("playground", { skip: chromiumPath ? false : "no Chromium installed" },
   });
 
   test("an imported snapshot simulated: the controller does what explain said", { skip: noSim }, async () => {
-    const page = await openPage(browser, stateUrl(server.url, { mode: "import", list: clusterText, now: EXAMPLE_NOW }));
+    const page = await openPage(browser, stateUrl(server.url, { mode: "import", list: clusterText, now: EXAMPLE_NOW, rs: "shop/web-7d9f8b6c5d" }));
     await page.click("#import-simulate");
     await page.waitForSelector("#panel-sim:not([hidden])");
+    // The views follow the ReplicaSet selected in the import.
+    assert.equal(await page.textContent("[data-testid=owner]"), "shop/web-7d9f8b6c5d");
+    assert.equal(await page.inputValue("#sim-owner"), "shop/web-7d9f8b6c5d");
+    assert.equal(await page.inputValue("#sim-replicas"), "6");
+    const full = explain(JSON.parse(clusterText), { now: EXAMPLE_NOW, replicas: 0, owner: "shop/web-7d9f8b6c5d" }).owners[0].scaleDown.victims.map((v) => v.name);
+    assert.deepEqual(await rankingOf(page, "panel-sim"), full, "the simulator ranks the imported pods as explain does");
     for (let i = 0; i < 60 && !((await page.$("[data-testid=delete-sync]")) && (await page.$("[data-testid=create-sync]"))); i++) {
       await page.click("#sim-step");
     }
