@@ -155,17 +155,9 @@ export class ImportMode {
     if (notify) this.changed();
   }
 
-  /**
-   * The snapshot as a simulator scenario's `cluster`, the selected ReplicaSet first (the
-   * simulator's primary owner is the first); null when no valid snapshot is loaded.
-   */
+  /** The snapshot as a simulator scenario's `cluster`; null when no valid snapshot is loaded. */
   clusterForSimulation(): unknown {
-    if (!this.list || !this.explanation) return null;
-    const list = JSON.parse(this.text) as { items: K8sObject[] };
-    const isSelected = (i: K8sObject): boolean =>
-      i.kind === "ReplicaSet" && `${i.metadata?.namespace ?? ""}/${i.metadata?.name ?? ""}` === this.selected;
-    list.items = [...list.items.filter(isSelected), ...list.items.filter((i) => !isSelected(i))];
-    return list;
+    return this.list && this.explanation ? (JSON.parse(this.text) as unknown) : null;
   }
 
   private owner(): OwnerExplanation | null {

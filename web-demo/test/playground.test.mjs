@@ -234,6 +234,7 @@ describe("playground", { skip: chromiumPath ? false : "no Chromium installed" },
     const va = await view(a);
     assert.deepEqual(await view(b), va);
     assert.equal(va.desired, "4");
+    assert.equal(await b.isVisible("#sim-owner"), false, "one ReplicaSet: no chooser");
     assert.equal(va.ranking.length, 4);
     await screenshot(b, "sim-shared-url-restored");
     assert.deepEqual(a.problems, []);
