@@ -481,3 +481,20 @@ fn a_scenario_with_its_edits_replays_to_the_same_state() {
         .collect();
     assert_eq!(ta, tb);
 }
+
+#[test]
+fn a_quiet_cluster_has_nothing_scheduled_unless_resyncs_are_on() {
+    let mut sim = Simulator::new(exact(14, 2)).unwrap();
+    sim.advance(60_000);
+    assert!(sim.is_idle(), "converged, no faults: nothing left to do");
+    assert!(!sim.step());
+    let t = sim.now();
+    sim.apply(Edit::SetDelays {
+        delays: serde_json::from_value(json!({"resync": 10_000})).unwrap(),
+    })
+    .unwrap();
+    assert_eq!(sim.next_event_time(), Some(t + 10_000));
+    let before = sim.syncs().count();
+    sim.advance(25_000);
+    assert_eq!(sim.syncs().count(), before + 2, "one sync per resync");
+}

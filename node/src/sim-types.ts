@@ -41,7 +41,12 @@ export interface Delays {
   flap?: DelayMs;
   /** The informer relists (reconciling what dropped events missed) every this many ms [30000]. */
   relist?: number;
-  /** The owner informer resyncs (every owner redelivered as an update, which enqueues it) every this many ms [43200000 = 12 h]. */
+  /**
+   * The owner informer resyncs (every owner redelivered as an update, which enqueues it)
+   * every this many ms; 0 = never [0]. kube-controller-manager resyncs every 12 h or more:
+   * a key whose expectations expired (after a lost watch event) waits for it or for any
+   * other event of its pods.
+   */
   resync?: number;
 }
 

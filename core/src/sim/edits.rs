@@ -82,7 +82,10 @@ impl Simulator {
                 self.ctrl.config = config;
             }
             Edit::SetFaults { faults } => self.faults = faults.clone(),
-            Edit::SetDelays { delays } => self.delays = self.delays.merged(delays),
+            Edit::SetDelays { delays } => {
+                self.delays = self.delays.merged(delays);
+                self.schedule_resync();
+            }
             Edit::EditPod {
                 pod,
                 namespace,

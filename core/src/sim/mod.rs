@@ -114,6 +114,7 @@ pub struct Simulator {
     worker_pending: bool,
     /// Keep each sync's whole input in the trace (tests; off by default: memory).
     keep_inputs: bool,
+    resync_pending: bool,
 }
 
 fn owner_object(o: &ScenarioOwner, uid: String, deployment_uid: String, start: Time) -> ReplicaSet {
@@ -275,6 +276,7 @@ impl Simulator {
             owner_keys,
             worker_pending: false,
             keep_inputs: false,
+            resync_pending: false,
             scenario,
         };
         // The informers' initial list: every object delivered at t = 0, in store order.
@@ -285,8 +287,7 @@ impl Simulator {
             }
             sim.deliver(change);
         }
-        let resync = sim.delays.resync;
-        sim.agenda.at(resync, Ev::Resync);
+        sim.schedule_resync();
         let edits = sim.scenario.edits.clone();
         for e in edits {
             sim.agenda
@@ -294,6 +295,15 @@ impl Simulator {
         }
         sim.after_event();
         Ok(sim)
+    }
+
+    /// The next owner resync, when resyncs are on and none is scheduled.
+    pub(crate) fn schedule_resync(&mut self) {
+        if self.delays.resync > 0 && !self.resync_pending {
+            self.resync_pending = true;
+            let t = self.clock.now().saturating_add(self.delays.resync);
+            self.agenda.at(t, Ev::Resync);
+        }
     }
 
     /// Keep the whole engine input of every sync in the trace ([`SyncTrace::full_input`]),
@@ -318,9 +328,11 @@ impl Simulator {
             Ev::Deliver(change) => self.deliver(*change),
             Ev::Relist => self.relist(),
             Ev::Resync => {
-                self.resync();
-                let t = self.clock.now().saturating_add(self.delays.resync);
-                self.agenda.at(t, Ev::Resync);
+                self.resync_pending = false;
+                if self.delays.resync > 0 {
+                    self.resync();
+                    self.schedule_resync();
+                }
             }
             Ev::Kubelet { key, uid, action } => self.kubelet(&key, &uid, action),
             Ev::QueueFire(key) => {

@@ -72,7 +72,7 @@ pub struct EffectiveDelays {
     pub crash: DelayMs,
     pub flap: DelayMs,
     pub relist: Ms,
-    /// The owner informer's resync period (every owner redelivered as an update).
+    /// The owner informer's resync period (every owner redelivered as an update); 0 = off.
     pub resync: Ms,
 }
 
@@ -87,8 +87,9 @@ impl Default for EffectiveDelays {
             crash: DelayMs::Range([2000, 6000]),
             flap: DelayMs::Range([1000, 5000]),
             relist: 30_000,
-            // kube-controller-manager's informers resync every 12 h (at least).
-            resync: 43_200_000,
+            // Off: kube-controller-manager resyncs every 12 h or more, which a playground
+            // never reaches (and an always-pending resync would make `step` jump 12 h).
+            resync: 0,
         }
     }
 }
@@ -105,7 +106,7 @@ impl EffectiveDelays {
         self.crash = pick(d.crash, self.crash);
         self.flap = pick(d.flap, self.flap);
         self.relist = d.relist.unwrap_or(self.relist).max(1);
-        self.resync = d.resync.unwrap_or(self.resync).max(1);
+        self.resync = d.resync.unwrap_or(self.resync);
         self
     }
 }
