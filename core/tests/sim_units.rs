@@ -3,6 +3,7 @@
 
 use replicore::sim::apiserver::{Admission, ApiServer, ChangeKind};
 use replicore::sim::rng::Rng;
+use replicore::sim::trace::{QueueOp, What};
 use replicore::sim::{Edit, Scenario, Simulator};
 use replicore::Time;
 use serde_json::json;
@@ -268,6 +269,22 @@ fn quota_stops_slow_start_and_sets_replica_failure() {
     let st = sim.state();
     assert_eq!(st.owner.counts.active, 10);
     assert!(st.owner.replica_failure.is_none());
+    // The failed syncs were requeued with backoff, the first good one reset it.
+    let ops: Vec<QueueOp> = sim
+        .trace(0)
+        .filter_map(|e| match &e.what {
+            What::Queue { op, .. } if *op != QueueOp::Add => Some(*op),
+            _ => None,
+        })
+        .collect();
+    let first_forget = ops
+        .iter()
+        .position(|o| *o == QueueOp::Forget)
+        .expect("a forget");
+    assert!(
+        ops[..first_forget].contains(&QueueOp::AddRateLimited),
+        "{ops:?}"
+    );
 }
 
 #[test]

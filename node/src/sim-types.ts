@@ -293,7 +293,7 @@ export interface SyncTrace {
   };
   /** `nothing` (with why), `create` or `delete`. */
   action: "nothing" | "create" | "delete";
-  /** For `nothing`: the engine's reason (`inSync`, `expectationsPending`, …). */
+  /** For `nothing`: the engine's reason (`inSync`, `expectationsPending`, `ownerTerminating`, `claimFailed`, `staleCache`, `invalidSelector`). */
   why?: string;
   /** For `create`: the count planned and the batches if every call succeeds. */
   planned?: { count: number; batches: number[] };
@@ -322,7 +322,7 @@ export type TraceEntry = { seq: number; t: number; at: string } & (
   | { kind: "watchDropped"; object: "pod" | "owner"; event: "added" | "updated" | "deleted"; name: string }
   /** The informer relisted: how many differences it delivered as events. */
   | { kind: "relist"; changes: number }
-  /** The work queue: `add` (now), `addAfter`, `addRateLimited` (with the delay chosen), `forget`. */
+  /** The work queue: `add` (now), `addAfter`, `addRateLimited` (with the delay chosen), `forget` (a successful sync resets the key's backoff). */
   | { kind: "queue"; op: "add" | "addAfter" | "addRateLimited" | "forget"; key: string; delayMs?: number }
   /** The kubelet/scheduler moved a pod on. */
   | { kind: "kubelet"; pod: string; change: "scheduled" | "running" | "ready" | "notReady" | "restarted" | "gone"; node?: string }

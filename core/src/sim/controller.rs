@@ -70,6 +70,18 @@ impl Simulator {
         });
     }
 
+    /// `Forget` after a successful sync (traced when it resets a backoff).
+    fn queue_forget(&mut self, key: &str) {
+        if self.ctrl.queue.failures(key) > 0 {
+            self.record(What::Queue {
+                op: QueueOp::Forget,
+                key: key.to_owned(),
+                delay_ms: None,
+            });
+        }
+        self.ctrl.queue.forget(key);
+    }
+
     fn queue_rate_limited(&mut self, key: &str) {
         let now = self.clock.now();
         let delay = self.ctrl.queue.when(key, now);
@@ -93,11 +105,9 @@ impl Simulator {
         };
         let requeue = self.sync(&key);
         match requeue {
-            Requeue::Done => {
-                self.ctrl.queue.forget(&key);
-            }
+            Requeue::Done => self.queue_forget(&key),
             Requeue::After { after } => {
-                self.ctrl.queue.forget(&key);
+                self.queue_forget(&key);
                 self.queue_add_after(&key, ms_of(after), QueueOp::AddAfter);
             }
             Requeue::RateLimited { .. } => self.queue_rate_limited(&key),
