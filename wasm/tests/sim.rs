@@ -171,7 +171,10 @@ fn bad_input_throws_errors_with_code_and_path_and_the_instance_stays_usable() {
     assert!(path.starts_with("featureGates"), "{path}");
     let (_, path, _) = thrown(s.preview(1.0, JsValue::UNDEFINED, Some("nobody".into())));
     assert_eq!(path, "owner");
-    assert_eq!(ok(s.ranking(JsValue::UNDEFINED, Some("default/web".into())))["pods"], ok(s.ranking(JsValue::NULL, None))["pods"]);
+    assert_eq!(
+        ok(s.ranking(JsValue::UNDEFINED, Some("default/web".into())))["pods"],
+        ok(s.ranking(JsValue::NULL, None))["pods"]
+    );
     assert!(
         ok(s.scenario()).get("edits").is_none(),
         "failed edits are not recorded"
