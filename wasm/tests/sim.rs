@@ -181,5 +181,8 @@ fn bad_input_throws_errors_with_code_and_path_and_the_instance_stays_usable() {
     );
     s.advance(10_000.0).unwrap();
     assert_eq!(ok(s.state())["owner"]["counts"]["active"], 2);
+    assert!(!s.step(), "converged without faults: nothing scheduled");
+    s.apply(t(&json!({"op": "setReplicas", "replicas": 3})))
+        .unwrap();
     assert!(s.step());
 }
