@@ -523,3 +523,19 @@ fn json_type(v: &Value) -> &'static str {
         Value::Object(_) => "an object",
     }
 }
+
+/// The owners (of kind `owner_kind`) and pods of a `kubectl get rs,pods -o json` List
+/// value, checked as `explain` checks them (the simulator's import).
+pub fn snapshot_of(list: Value, owner_kind: &str) -> Result<(Vec<ReplicaSet>, Vec<Pod>)> {
+    let mut items = Vec::new();
+    match list {
+        Value::Array(docs) => {
+            for (k, doc) in docs.into_iter().enumerate() {
+                document(format!("[{k}]"), doc, None, &mut items)?;
+            }
+        }
+        doc => document(String::new(), doc, Some(owner_kind), &mut items)?,
+    }
+    let snap = Snapshot::parse(items, owner_kind)?;
+    Ok((snap.owners, snap.pods))
+}

@@ -60,6 +60,7 @@ pub mod owner;
 pub mod pods;
 pub mod rank;
 pub mod selector;
+pub mod sim;
 pub mod slowstart;
 pub mod status;
 pub mod store;

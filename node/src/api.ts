@@ -333,3 +333,9 @@ export class Store {
     this.#raw.free();
   }
 }
+
+// ---------------------------------------------------------------------------------------
+// The seeded cluster simulator
+
+export { Simulator } from "./sim.js";
+export type * from "./sim-types.js";

@@ -6,7 +6,10 @@
 //! API users call is the package's TypeScript wrapper (`node/src/api.ts`).
 
 mod convert;
+pub mod sim;
 mod store;
+
+pub use sim::Simulator;
 
 use std::collections::{BTreeMap, BTreeSet};
 

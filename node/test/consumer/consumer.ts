@@ -10,6 +10,7 @@ import {
   onPodEvent,
   plan,
   rankPods,
+  Simulator,
   type Completion,
   type EventDecision,
   type Explanation,
@@ -19,6 +20,11 @@ import {
   type Requeue,
   type SyncPlan,
   type Victim,
+  type Scenario,
+  type SimState,
+  type TraceEntry,
+  type Sample,
+  type ScalePreview,
 } from "replicore";
 
 const now = new Date("2026-11-21T05:00:00Z");
@@ -179,3 +185,33 @@ try {
 } catch (e) {
   if (isReplicoreError(e)) console.log(e.code, e.path, e.message);
 }
+
+// ---------------------------------------------------------------------------------------
+// Simulator: a scenario (as a URL would carry it), state, trace narrowing, samples
+
+const scenario: Scenario = {
+  seed: 42,
+  replicas: 3,
+  nodes: ["a", "b"],
+  delays: { watch: [10, 50], ready: 1000 },
+  faults: { createFailure: 0.1 },
+  quota: null,
+  config: { burstReplicas: 5, featureGates: { PodDeletionCost: true } },
+  edits: [{ at: 1000, op: "setReplicas", replicas: 6 }, { at: 2000, op: "editPod", pod: "web-x", deletionCost: null }],
+};
+const sim = new Simulator(scenario);
+sim.advance(5_000);
+sim.setFeatureGates({ LogarithmicScaleDown: false });
+sim.editPod("web-x", { ready: false, deletionCost: 5 });
+const state: SimState = sim.state();
+for (const p of state.pods) console.log(p.name, p.node ?? "<none>", p.phase, p.ready, p.ageMs, p.restarts, p.deletionCost, p.owner);
+console.log(state.owner.replicaFailure?.reason, state.owner.expectations?.add, state.queue.delayed.map((d) => d.t));
+const entries: TraceEntry[] = sim.trace(state.traceLength - 10);
+for (const e of entries) {
+  if (e.kind === "sync" && e.sync.action === "create") console.log(e.sync.batches?.map((b) => `${b.size}:${b.failed}`));
+  else if (e.kind === "watch") console.log(e.decision.enqueue);
+  else if (e.kind === "kubelet") console.log(e.change satisfies "scheduled" | "running" | "ready" | "notReady" | "restarted" | "gone");
+}
+const samples: Sample[] = sim.history();
+const preview: ScalePreview = sim.preview(1, { LogarithmicScaleDown: false });
+console.log(samples.at(-1)?.available, preview.victims.map((v) => v.rule), JSON.stringify(sim.scenario()));

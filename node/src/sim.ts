@@ -1,0 +1,155 @@
+// The seeded cluster simulator: a typed wrapper over the wasm `Simulator` class. Every
+// decision is the engine's (core/src/sim/); this file only turns arguments into JSON text
+// and casts results to their declared types (sim-types.ts).
+
+import * as raw from "./wasm/replicore_wasm.js";
+import type { Config, FeatureGates, ReplicoreError } from "./types.js";
+import type {
+  Delays,
+  Edit,
+  Faults,
+  Sample,
+  ScalePreview,
+  Scenario,
+  SimRanking,
+  SimState,
+  TraceEntry,
+} from "./sim-types.js";
+
+export type * from "./sim-types.js";
+
+function json(value: unknown, path: string): string {
+  try {
+    const t = JSON.stringify(value);
+    if (t === undefined) throw new TypeError("no JSON representation");
+    return t;
+  } catch (e) {
+    const at = path || ".";
+    const err = new Error(`${at}: cannot be converted to JSON: ${(e as Error).message}`) as ReplicoreError;
+    err.code = "MALFORMED";
+    err.path = at;
+    throw err;
+  }
+}
+
+function gatesText(featureGates: Partial<FeatureGates> | undefined): string | undefined {
+  return featureGates === undefined ? undefined : json(featureGates, "featureGates");
+}
+
+/**
+ * A simulated cluster with the ReplicaSet controller running the engine: a virtual clock,
+ * an API server with quota, a watch with delays and drops, a kubelet model, the work queue
+ * with its rate limiter. Deterministic: the same scenario (seed included) gives the same
+ * trace. Bad input throws a `ReplicoreError` (`code`, `path`); a failed call leaves the
+ * simulator as it was.
+ */
+export class Simulator {
+  readonly #sim: raw.Simulator;
+
+  /**
+   * Starts a simulation at virtual time 0 (edits scripted at t=0 already applied).
+   * `scenario` may be the object or its JSON text (e.g. from a URL).
+   */
+  constructor(scenario: Scenario | string) {
+    this.#sim = new raw.Simulator(typeof scenario === "string" ? scenario : json(scenario, "scenario"));
+  }
+
+  /** Processes the next event in virtual time; false when nothing is scheduled. */
+  step(): boolean {
+    return this.#sim.step();
+  }
+
+  /** Processes every event up to `now + ms` and moves the clock there; returns the number of events. */
+  advance(ms: number): number {
+    return this.#sim.advance(ms);
+  }
+
+  /** Applies an edit now (recorded in `scenario().edits` for replay). */
+  apply(edit: Edit): void {
+    this.#sim.apply(json(edit, "edit"));
+  }
+
+  setReplicas(replicas: number, owner?: string): void {
+    this.apply(owner === undefined ? { op: "setReplicas", replicas } : { op: "setReplicas", replicas, owner });
+  }
+
+  /** Pod-count quota of the namespace; null = unlimited. */
+  setQuota(quota: number | null): void {
+    this.apply({ op: "setQuota", quota });
+  }
+
+  setFeatureGates(featureGates: Partial<FeatureGates>): void {
+    this.apply({ op: "setFeatureGates", featureGates });
+  }
+
+  setConfig(config: Config): void {
+    this.apply({ op: "setConfig", config });
+  }
+
+  setFaults(faults: Faults): void {
+    this.apply({ op: "setFaults", faults });
+  }
+
+  setDelays(delays: Delays): void {
+    this.apply({ op: "setDelays", delays });
+  }
+
+  /** Changes a pod's phase, readiness, restarts or deletion cost (null removes the annotation). */
+  editPod(
+    pod: string,
+    changes: { phase?: string; ready?: boolean; restarts?: number; deletionCost?: number | null; namespace?: string },
+  ): void {
+    this.apply({ op: "editPod", pod, ...changes });
+  }
+
+  addNode(node: string): void {
+    this.apply({ op: "addNode", node });
+  }
+
+  removeNode(node: string): void {
+    this.apply({ op: "removeNode", node });
+  }
+
+  /** Deletes a pod as `kubectl delete pod` would. */
+  killPod(pod: string, namespace?: string): void {
+    this.apply(namespace === undefined ? { op: "killPod", pod } : { op: "killPod", pod, namespace });
+  }
+
+  state(): SimState {
+    return this.#sim.state() as SimState;
+  }
+
+  /** Trace entries with `seq >= since` (default: all). */
+  trace(since?: number): TraceEntry[] {
+    return this.#sim.trace(since ?? null) as TraceEntry[];
+  }
+
+  /** Desired/current/ready/available of the primary owner over virtual time. */
+  history(): Sample[] {
+    return this.#sim.history() as Sample[];
+  }
+
+  /**
+   * The engine's scale-down order of an owner's active pods (default: the primary owner;
+   * `owner` is a name or `namespace/name`), under the current gates with `featureGates`
+   * laid over them (e.g. `{ LogarithmicScaleDown: false }` for the pre-1.31 order).
+   */
+  ranking(featureGates?: Partial<FeatureGates>, owner?: string): SimRanking {
+    return this.#sim.ranking(gatesText(featureGates), owner ?? null) as SimRanking;
+  }
+
+  /** Which pods a scale of an owner (default: the primary owner) to `replicas` would delete now. */
+  preview(replicas: number, featureGates?: Partial<FeatureGates>, owner?: string): ScalePreview {
+    return this.#sim.preview(replicas, gatesText(featureGates), owner ?? null) as ScalePreview;
+  }
+
+  /** The scenario with every edit applied so far: JSON-serialisable, replays to this run. */
+  scenario(): Scenario {
+    return this.#sim.scenario() as Scenario;
+  }
+
+  /** Releases the wasm memory now (otherwise the garbage collector does). */
+  free(): void {
+    this.#sim.free();
+  }
+}

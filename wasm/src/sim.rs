@@ -1,0 +1,132 @@
+//! The seeded cluster simulator as a JS class (`new Simulator(scenarioJson)`): conversion
+//! and error mapping only; everything is `replicore::sim`. Object arguments are JSON
+//! text; results are plain objects (`SimState`, `TraceEntry[]`, … in
+//! node/src/sim-types.ts).
+
+use replicore::sim::scenario::GatesPatch;
+use replicore::sim::{Edit, Scenario};
+use wasm_bindgen::prelude::*;
+
+use crate::convert::{count, error, message_error, object, to_js, JsResult};
+
+/// The largest whole number a JS number holds exactly (2^53 − 1).
+const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
+
+/// A whole number of 0..=2^53−1 from a JS number.
+fn whole(value: f64, path: &str) -> Result<u64, JsValue> {
+    if value.is_finite() && value >= 0.0 && value.fract() == 0.0 && value <= MAX_SAFE {
+        Ok(value as u64)
+    } else {
+        Err(message_error(
+            "MALFORMED",
+            path,
+            &format!("{path}: expected a whole number from 0 to 2^53-1, got {value}"),
+        ))
+    }
+}
+
+/// A simulated cluster running the ReplicaSet controller on the engine.
+#[wasm_bindgen]
+pub struct Simulator {
+    inner: replicore::sim::Simulator,
+}
+
+fn gates(value: &JsValue) -> Result<Option<GatesPatch>, JsValue> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    object(value, "featureGates").map(Some)
+}
+
+#[wasm_bindgen]
+impl Simulator {
+    /// `new Simulator(scenarioJson)`: the simulation at virtual time 0.
+    #[wasm_bindgen(constructor)]
+    pub fn new(scenario: JsValue) -> Result<Simulator, JsValue> {
+        let scenario: Scenario = object(&scenario, "")?;
+        replicore::sim::Simulator::new(scenario)
+            .map(|inner| Simulator { inner })
+            .map_err(|e| error(&e))
+    }
+
+    /// Processes the next event; false when nothing is scheduled.
+    pub fn step(&mut self) -> bool {
+        self.inner.step()
+    }
+
+    /// Processes every event up to `now + ms`; returns how many ran.
+    pub fn advance(&mut self, ms: f64) -> Result<f64, JsValue> {
+        let ms = whole(ms, "ms")?;
+        Ok(self.inner.advance(ms) as f64)
+    }
+
+    /// Applies an edit (JSON text of an `Edit`) now.
+    pub fn apply(&mut self, edit: JsValue) -> Result<(), JsValue> {
+        let edit: Edit = object(&edit, "edit")?;
+        self.inner.apply(edit).map_err(|e| error(&e))
+    }
+
+    /// A snapshot (`SimState`).
+    pub fn state(&self) -> JsResult {
+        to_js(&self.inner.state())
+    }
+
+    /// Trace entries with `seq >= since` (default 0).
+    pub fn trace(&self, since: Option<f64>) -> JsResult {
+        let since = match since {
+            Some(s) => whole(s, "since")?,
+            None => 0,
+        };
+        let entries: Vec<_> = self.inner.trace(since).collect();
+        to_js(&entries)
+    }
+
+    /// The timeline samples (`Sample[]`).
+    pub fn history(&self) -> JsResult {
+        let samples: Vec<_> = self.inner.history().collect();
+        to_js(&samples)
+    }
+
+    /// The engine's scale-down order of an owner's pods (`SimRanking`; default the
+    /// primary owner), under the current gates with `featureGatesJson` (optional) laid
+    /// over them.
+    pub fn ranking(&self, feature_gates: JsValue, owner: Option<String>) -> JsResult {
+        let g = gates(&feature_gates)?;
+        match owner {
+            None => to_js(&self.inner.ranking(g.as_ref())),
+            Some(o) => to_js(
+                &self
+                    .inner
+                    .ranking_for(&o, g.as_ref())
+                    .map_err(|e| error(&e))?,
+            ),
+        }
+    }
+
+    /// What a scale of an owner (default the primary owner) to `replicas` would delete
+    /// now (`ScalePreview`).
+    pub fn preview(
+        &self,
+        replicas: f64,
+        feature_gates: JsValue,
+        owner: Option<String>,
+    ) -> JsResult {
+        let replicas = count(replicas, "replicas", i32::MAX as usize)?;
+        let replicas = i32::try_from(replicas).unwrap_or(i32::MAX);
+        let g = gates(&feature_gates)?;
+        match owner {
+            None => to_js(&self.inner.preview(replicas, g.as_ref())),
+            Some(o) => to_js(
+                &self
+                    .inner
+                    .preview_for(&o, replicas, g.as_ref())
+                    .map_err(|e| error(&e))?,
+            ),
+        }
+    }
+
+    /// The scenario with every edit applied so far (replays to this run).
+    pub fn scenario(&self) -> JsResult {
+        to_js(&self.inner.scenario())
+    }
+}
