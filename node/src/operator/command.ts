@@ -1,0 +1,3 @@
+export async function operatorCommand(_args: string[]): Promise<number> {
+  return 0;
+}
