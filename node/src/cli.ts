@@ -8,8 +8,6 @@ import { conformCommand } from "./cli/conform.js";
 import { explainCommand } from "./cli/explain.js";
 import { CliError, emit } from "./cli/io.js";
 import { planCommand } from "./cli/plan.js";
-import { devServerCommand } from "./devserver/command.js";
-import { operatorCommand } from "./operator/command.js";
 
 const USAGE = `usage: replicore <command> [options]
 
@@ -49,10 +47,11 @@ function run(args: string[]): number | Promise<number> {
       return 0;
     case "conform":
       return conformCommand(rest);
+    // Loaded on demand: the operator pulls in @kubernetes/client-node.
     case "dev-server":
-      return devServerCommand(rest);
+      return import("./devserver/command.js").then((m) => m.devServerCommand(rest));
     case "operator":
-      return operatorCommand(rest);
+      return import("./operator/command.js").then((m) => m.operatorCommand(rest));
     case "-h":
     case "--help":
     case "help":

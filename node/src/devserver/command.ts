@@ -110,6 +110,8 @@ clusters:
 - name: replicore-dev
   cluster:
     server: ${url}
+    # client-node refuses plain http unless this is set; the dev server has no TLS.
+    insecure-skip-tls-verify: true
 users:
 - name: replicore-dev
   user: {}
