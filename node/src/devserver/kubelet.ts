@@ -66,13 +66,22 @@ export class Kubelet {
       else steps.push([at, [step]]);
     }
     const node = `node-${(this.next++ % this.options.nodes) + 1}`;
-    for (const [delay, group] of steps) {
+    // Each step is scheduled once the previous one is applied: timers of different
+    // durations may fire out of order when the event loop is busy.
+    let prev = 0;
+    const chain = (i: number): void => {
+      const entry = steps[i];
+      if (!entry) return;
+      const [at, group] = entry;
       const t = setTimeout(() => {
         this.timers.delete(t);
         this.apply(ref, group, node);
-      }, delay);
+        chain(i + 1);
+      }, at - prev);
+      prev = at;
       this.timers.add(t);
-    }
+    };
+    chain(0);
   }
 
   private apply(ref: { namespace: string; name: string; uid: string }, steps: Step[], node: string): void {

@@ -79,6 +79,8 @@ export class DevServer {
   readonly faults = new FaultState();
   readonly stats: Stats = { requests: {}, podCreates: { ok: 0, failed: 0, maxInFlight: 0 }, watches: { open: 0, opened: 0, dropped: 0 } };
   private podCreatesInFlight = 0;
+  /** Requests being handled (watches included), for debugging. */
+  readonly inFlight = new Map<IncomingMessage, string>();
   private readonly server: Server;
   private readonly kubelet: Kubelet | undefined;
   private readonly openWatches = new Set<{ res: ServerResponse; watcher: Watcher }>();
@@ -88,6 +90,9 @@ export class DevServer {
     this.store = new Store(options.watchWindow ?? 10000);
     this.kubelet = options.kubelet ? new Kubelet(this.store, options.kubelet, (p) => this.putPod(p)) : undefined;
     this.server = createServer((req, res) => {
+      const id = `${req.method} ${req.url}`;
+      this.inFlight.set(req, id);
+      res.on("close", () => this.inFlight.delete(req));
       this.handle(req, res).catch((e: unknown) => {
         const err = e instanceof HttpError ? e : new HttpError(500, e instanceof Error ? e.message : String(e));
         this.fail(res, err);

@@ -136,6 +136,7 @@ export async function operatorCommand(args: string[]): Promise<number> {
     log,
     metrics,
     mayWrite: () => running && (elector ? elector.isLeader() : true),
+    leaderInfo: () => (elector ? { sinceRenewMs: elector.sinceRenewMs() } : {}),
     identity,
   });
 

@@ -20,6 +20,7 @@ export interface ControllerOptions {
   config: Config;
   log: Logger;
   metrics: Metrics;
+  leaderInfo?: () => Record<string, unknown>;
   /** Whether this process may write now (leader election); checked before every write. */
   mayWrite: () => boolean;
   identity: string;
@@ -172,7 +173,9 @@ export class Controller {
       } catch (e) {
         result = "error";
         if (e instanceof NotLeader) {
-          this.o.log.warn("sync abandoned: not the leader", { key: k, worker: id });
+          // Tried again once this process may write (if the lease is lost, the process ends).
+          this.o.log.warn("sync abandoned: not the leader", { key: k, worker: id, ...this.o.leaderInfo?.() });
+          this.queue.addRateLimited(k);
         } else {
           this.o.metrics.errors.inc({ where: "sync" });
           this.o.log.error("sync failed", { key: k, worker: id, error: (e as Error).message });
@@ -295,6 +298,8 @@ export class Controller {
       deleted: done.deleted,
       ...(outcome.deletes ? { deletedPods: (manage.action === "delete" ? manage.victims : []).map((v) => v.name) } : {}),
       statusWritten: done.status !== undefined && statusOk,
+      ...(done.expectations.length ? { expectationChanges: done.expectations } : {}),
+      expectations: this.expectations.get(k) ?? null,
       requeue: done.requeue.kind,
       ...(done.error ? { error: done.error } : {}),
     });

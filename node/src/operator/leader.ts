@@ -61,6 +61,11 @@ export class LeaderElector {
     if (!(o.retryPeriodMs * 1.2 < o.renewDeadlineMs)) throw new Error("leader election: the retry period (x1.2) must be shorter than the renew deadline");
   }
 
+  /** Milliseconds since the last successful renewal was sent. */
+  sinceRenewMs(): number {
+    return Math.round(performance.now() - this.lastRenew);
+  }
+
   isLeader(): boolean {
     // Never act on a lease that may have expired for the others.
     return this.leading && performance.now() - this.lastRenew < this.o.renewDeadlineMs;
@@ -88,7 +93,11 @@ export class LeaderElector {
       const deadline = this.lastRenew + this.o.renewDeadlineMs;
       let ok = false;
       while (!this.stopped && performance.now() < deadline) {
-        if (await this.tryAcquireOrRenew()) {
+        const t0 = performance.now();
+        const renewed = await this.tryAcquireOrRenew();
+        const took = performance.now() - t0;
+        if (took > this.o.retryPeriodMs) this.log.warn("leader election: slow lease renewal", { tookMs: Math.round(took), renewed });
+        if (renewed) {
           ok = true;
           break;
         }
