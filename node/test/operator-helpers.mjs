@@ -96,7 +96,8 @@ export function operator(url, args = [], { lease = FAST_LEASE, name = "op" } = {
   let stderr = "";
   child.stderr.setEncoding("utf8");
   child.stderr.on("data", (c) => (stderr += c));
-  const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  // "close" (not "exit"): every line of its output has been read by then.
+  const exited = new Promise((resolve) => child.on("close", (code, signal) => resolve({ code, signal })));
   const op = {
     name,
     child,
