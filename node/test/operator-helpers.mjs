@@ -69,9 +69,10 @@ export async function waitFor(fn, what, timeoutMs = 30000, everyMs = 50) {
 /** Short lease timings for tests that are not about the defaults. */
 export const FAST_LEASE = ["--lease-duration", "6s", "--renew-deadline", "5s", "--retry-period", "1s"];
 
-/** Spawns `replicore operator --server URL --metrics-port 0 …ARGS`; collects its JSON log lines. */
+/** Spawns `replicore operator --server URL --metrics-port 0 …ARGS` (no --server when ARGS has --kubeconfig); collects its JSON log lines. */
 export function operator(url, args = [], { lease = FAST_LEASE, name = "op" } = {}) {
-  const child = spawn(process.execPath, [cli, "operator", "--server", url, "--metrics-port", "0", "--metrics-host", "127.0.0.1", ...lease, ...args], {
+  const connect = args.includes("--kubeconfig") ? [] : ["--server", url];
+  const child = spawn(process.execPath, [cli, "operator", ...connect, "--metrics-port", "0", "--metrics-host", "127.0.0.1", ...lease, ...args], {
     cwd: repo,
     stdio: ["ignore", "pipe", "pipe"],
   });
