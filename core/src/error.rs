@@ -29,6 +29,13 @@ pub enum Error {
     /// A host's outcome does not fit the plan it reports on.
     #[error("{path}: {message}")]
     Outcome { path: String, message: String },
+    /// The [`crate::store::Store`] holds no such object.
+    #[error("{path}: {what} {key} is not in the store")]
+    NotFound {
+        path: String,
+        what: &'static str,
+        key: String,
+    },
 }
 
 impl Error {
@@ -41,7 +48,8 @@ impl Error {
             | Error::Missing { path }
             | Error::DuplicatePod { path, .. }
             | Error::Config { path, .. }
-            | Error::Outcome { path, .. } => path,
+            | Error::Outcome { path, .. }
+            | Error::NotFound { path, .. } => path,
         }
     }
 
@@ -55,6 +63,7 @@ impl Error {
             Error::DuplicatePod { .. } => "DUPLICATE_POD",
             Error::Config { .. } => "INVALID_CONFIG",
             Error::Outcome { .. } => "OUTCOME_MISMATCH",
+            Error::NotFound { .. } => "NOT_FOUND",
         }
     }
 }
@@ -95,6 +104,11 @@ impl Error {
             Error::Outcome { path, message } => Error::Outcome {
                 path: join(path),
                 message,
+            },
+            Error::NotFound { path, what, key } => Error::NotFound {
+                path: join(path),
+                what,
+                key,
             },
         }
     }

@@ -1,6 +1,8 @@
 //! Watch-event rules (R-90..R-95): which owner keys to enqueue, now or after a delay, and
 //! which expectation observations to make, for pod and owner events.
 
+use std::borrow::Borrow;
+
 use serde::{Deserialize, Serialize};
 
 use crate::config::OwnerKind;
@@ -67,29 +69,34 @@ impl EventDecision {
 
 /// `resolveControllerRef`: the owner in the pod's namespace named by the reference, if its
 /// kind and UID agree.
-fn resolve<'a>(
+fn resolve<'a, R: Borrow<ReplicaSet>>(
     r: &OwnerReference,
     namespace: &str,
-    owners: &'a [ReplicaSet],
+    owners: &'a [R],
     kind: &OwnerKind,
 ) -> Option<&'a ReplicaSet> {
     if r.kind != kind.kind {
         return None;
     }
-    owners.iter().find(|rs| {
+    owners.iter().map(Borrow::borrow).find(|rs| {
         rs.metadata.namespace == namespace && rs.metadata.name == r.name && rs.metadata.uid == r.uid
     })
 }
 
 /// R-15 (`GetPodReplicaSets`): the owners whose selector matches an orphan's labels. A pod
 /// without labels matches none; empty ("everything") and invalid selectors are skipped.
-pub fn owners_selecting<'a>(pod: &Pod, owners: &'a [ReplicaSet]) -> Vec<&'a ReplicaSet> {
+/// `owners` may hold owners or shared references to them (`&[ReplicaSet]`, `&[Arc<_>]`).
+pub fn owners_selecting<'a, R: Borrow<ReplicaSet>>(
+    pod: &Pod,
+    owners: &'a [R],
+) -> Vec<&'a ReplicaSet> {
     let labels = pod.metadata.labels.as_ref();
     if labels.is_none_or(|l| l.is_empty()) {
         return Vec::new();
     }
     owners
         .iter()
+        .map(Borrow::borrow)
         .filter(|rs| rs.metadata.namespace == pod.metadata.namespace)
         .filter(|rs| match Selector::compile(rs.spec.selector.as_ref()) {
             Ok(sel) => !sel.is_everything() && sel.matches(labels),
@@ -99,7 +106,12 @@ pub fn owners_selecting<'a>(pod: &Pod, owners: &'a [ReplicaSet]) -> Vec<&'a Repl
 }
 
 /// a deleted pod (or one whose deletion timestamp appeared).
-fn pod_gone(pod: &Pod, owners: &[ReplicaSet], kind: &OwnerKind, out: &mut EventDecision) {
+fn pod_gone<R: Borrow<ReplicaSet>>(
+    pod: &Pod,
+    owners: &[R],
+    kind: &OwnerKind,
+    out: &mut EventDecision,
+) {
     let Some(r) = pod.metadata.controller_ref() else {
         return;
     };
@@ -115,8 +127,12 @@ fn pod_gone(pod: &Pod, owners: &[ReplicaSet], kind: &OwnerKind, out: &mut EventD
 }
 
 /// what a pod event asks for. `owners` are the owners in the host's
-/// cache (any namespace).
-pub fn on_pod_event(event: PodEvent<'_>, owners: &[ReplicaSet], kind: &OwnerKind) -> EventDecision {
+/// cache (any namespace), as values or shared references.
+pub fn on_pod_event<R: Borrow<ReplicaSet>>(
+    event: PodEvent<'_>,
+    owners: &[R],
+    kind: &OwnerKind,
+) -> EventDecision {
     let mut out = EventDecision::default();
     match event {
         PodEvent::Added(pod) => {

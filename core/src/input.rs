@@ -44,6 +44,19 @@ fn yes() -> bool {
     true
 }
 
+/// A sync input by reference: what [`crate::sync::plan`] reads. A [`SyncInput`] lends
+/// one with [`SyncInput::view`]; the [`crate::store::Store`] makes one from the objects
+/// it holds, without copying a pod.
+#[derive(Clone, Debug)]
+pub struct SyncView<'a> {
+    pub now: Time,
+    pub owner: &'a ReplicaSet,
+    pub other_owners: Vec<&'a ReplicaSet>,
+    pub pods: Vec<&'a Pod>,
+    pub expectations: &'a Expectations,
+    pub cache_is_fresh: bool,
+}
+
 /// Parses any JSON document (object, array, scalar); a syntax error gives its position.
 pub fn parse_json(bytes: &[u8]) -> Result<serde_json::Value> {
     let de = &mut serde_json::Deserializer::from_slice(bytes);
@@ -150,6 +163,18 @@ impl SyncInput {
         Ok(input)
     }
 
+    /// The input by reference.
+    pub fn view(&self) -> SyncView<'_> {
+        SyncView {
+            now: self.now,
+            owner: &self.owner,
+            other_owners: self.other_owners.iter().collect(),
+            pods: self.pods.iter().collect(),
+            expectations: &self.expectations,
+            cache_is_fresh: self.cache_is_fresh,
+        }
+    }
+
     /// The checks types cannot express (R-21, E-08, §2).
     pub fn validate(&self) -> Result<()> {
         validate_owner(&self.owner, "owner")?;
@@ -192,16 +217,22 @@ fn validate_owner_counts(rs: &ReplicaSet, path: &str) -> Result<()> {
     Ok(())
 }
 
+/// A pod needs a name (E-08).
+pub fn validate_pod(pod: &Pod, path: &str) -> Result<()> {
+    if pod.metadata.name.is_empty() {
+        return Err(Error::Missing {
+            path: format!("{path}.metadata.name"),
+        });
+    }
+    Ok(())
+}
+
 /// Every pod needs a name; no two pods may share namespace and name (E-08).
 pub fn validate_pods(pods: &[Pod], path: &str) -> Result<()> {
     let mut seen: FxHashMap<(&str, &str), usize> =
         FxHashMap::with_capacity_and_hasher(pods.len(), Default::default());
     for (i, p) in pods.iter().enumerate() {
-        if p.metadata.name.is_empty() {
-            return Err(Error::Missing {
-                path: format!("{path}[{i}].metadata.name"),
-            });
-        }
+        validate_pod(p, &format!("{path}[{i}]"))?;
         if let Some(first) = seen.insert((p.namespace(), p.name()), i) {
             return Err(Error::DuplicatePod {
                 path: format!("{path}[{i}].metadata.name"),

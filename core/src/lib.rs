@@ -11,6 +11,7 @@
 //! Rules are cited by the ids of the behavioural specification (R-xx, S-x, E-xx); each
 //! family lives in one module: [`selector`], [`owner`], [`claim`], [`expectations`],
 //! [`slowstart`], [`rank`], [`status`], [`availability`], [`events`], [`sync`].
+//! Hosts that stream watch events keep their objects in a [`Store`] and plan from it.
 //!
 //! ```
 //! use replicore::{plan, Config, Manage, SyncInput};
@@ -60,6 +61,7 @@ pub mod rank;
 pub mod selector;
 pub mod slowstart;
 pub mod status;
+pub mod store;
 pub mod sync;
 pub mod template;
 pub mod time;
@@ -73,6 +75,7 @@ pub use model::{LabelSelector, Pod, ReplicaSet, ReplicaSetStatus};
 pub use outcome::{ApiError, CallResult, ClaimOutcome, LiveOwner, SyncOutcome};
 pub use rank::{RankRule, RankedPod};
 pub use selector::Selector;
+pub use store::{OwnerChange, PodChange, Snapshot, Store, SyncContext};
 pub use sync::{
     complete, plan, Completion, CreatePlan, DeletePlan, Event, Halt, Idle, Manage, Requeue,
     SyncPlan, Victim,

@@ -1,6 +1,7 @@
 //! Which pods a sync looks at (R-20..R-22, R-34) and which pods count as related for
 //! co-location on scale-down.
 
+use std::borrow::Borrow;
 use std::collections::HashSet;
 
 use crate::fxhash::FxHashMap;
@@ -14,14 +15,16 @@ use crate::selector::Selector;
 /// controller reference names this owner exactly (kind, name and UID), then the orphans
 /// of that namespace. Input order is kept within each part.
 /// Each pod comes with its index in `all`.
-pub fn pods_of_owner<'a>(
-    owner: &ReplicaSet,
-    kind: &OwnerKind,
-    all: &'a [Pod],
-) -> Vec<(usize, &'a Pod)> {
+/// `all` is any re-iterable sequence of pods (`pods.iter()` of a `Vec<Pod>`, …).
+pub fn pods_of_owner<'a, I>(owner: &ReplicaSet, kind: &OwnerKind, all: I) -> Vec<(usize, &'a Pod)>
+where
+    I: IntoIterator<Item = &'a Pod>,
+    I::IntoIter: Clone,
+{
     let meta = &owner.metadata;
+    let all = all.into_iter();
     let in_ns = || {
-        all.iter()
+        all.clone()
             .enumerate()
             .filter(|(_, p)| p.namespace() == meta.namespace)
     };
@@ -48,13 +51,17 @@ pub fn is_claimed_by(pod: &Pod, owner: &ReplicaSet, selector: &Selector) -> bool
 /// its selector matches, active or not; de-duplicated by pod UID. Without a controller
 /// owner there are no related pods. The result is a set, in no particular order (it only
 /// feeds co-location counts).
-pub fn related_pods<'a>(owner: &ReplicaSet, others: &[ReplicaSet], all: &'a [Pod]) -> Vec<&'a Pod> {
+pub fn related_pods<'a, R: Borrow<ReplicaSet>>(
+    owner: &ReplicaSet,
+    others: &[R],
+    all: impl IntoIterator<Item = &'a Pod>,
+) -> Vec<&'a Pod> {
     let Some(controller) = owner.metadata.controller_ref() else {
         return Vec::new();
     };
     let mut sibling_uids: HashSet<&str> = HashSet::new();
     let selectors: Vec<(&str, Selector)> = std::iter::once(owner)
-        .chain(others.iter())
+        .chain(others.iter().map(Borrow::borrow))
         .filter(|rs| {
             rs.metadata
                 .controller_ref()
@@ -71,7 +78,7 @@ pub fn related_pods<'a>(owner: &ReplicaSet, others: &[ReplicaSet], all: &'a [Pod
     // answer independent of input order. Pods without a UID (hand-written input) are
     // told apart by namespace/name instead of all collapsing into one.
     let mut by_identity: FxHashMap<Identity, &Pod> = FxHashMap::default();
-    for p in all.iter().filter(|p| {
+    for p in all.into_iter().filter(|p| {
         selectors
             .iter()
             .any(|(ns, s)| p.namespace() == *ns && s.matches(p.metadata.labels.as_ref()))

@@ -19,7 +19,7 @@ use crate::claim::{self, ClaimAction, ClaimKind, Verdict};
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::expectations::ExpectationsChange;
-use crate::input::SyncInput;
+use crate::input::{SyncInput, SyncView};
 use crate::model::{Pod, ReplicaSetStatus};
 use crate::outcome::{CallResult, ClaimOutcome, LiveOwner, SyncOutcome};
 use crate::owner;
@@ -131,7 +131,7 @@ pub struct SyncPlan<'a> {
 
 #[derive(Clone, Debug)]
 struct Context<'a> {
-    input: &'a SyncInput,
+    input: SyncView<'a>,
     config: &'a Config,
     needs_sync: bool,
     /// Active pods already claimed, and the pods to adopt (input order each).
@@ -142,9 +142,15 @@ struct Context<'a> {
 
 /// S-1..S-9: what this sync will do, given the host's snapshot.
 pub fn plan<'a>(input: &'a SyncInput, config: &'a Config) -> Result<SyncPlan<'a>> {
-    config.validate()?;
     input.validate()?;
-    let owner_rs = &input.owner;
+    plan_view(input.view(), config)
+}
+
+/// [`plan`] over a view whose pods were validated when they entered (a [`SyncInput`]
+/// or the [`crate::store::Store`]).
+pub(crate) fn plan_view<'a>(input: SyncView<'a>, config: &'a Config) -> Result<SyncPlan<'a>> {
+    config.validate()?;
+    let owner_rs = input.owner;
     let key = owner_rs.metadata.key();
     let mut plan = SyncPlan {
         key,
@@ -179,7 +185,7 @@ pub fn plan<'a>(input: &'a SyncInput, config: &'a Config) -> Result<SyncPlan<'a>
         }
     };
     // S-6, S-7
-    let candidates = owner::pods_of_owner(owner_rs, &config.owner_kind, &input.pods);
+    let candidates = owner::pods_of_owner(owner_rs, &config.owner_kind, input.pods.iter().copied());
     let mut claimed = Vec::new();
     let mut adopt = Vec::new();
     for &(i, p) in &candidates {
@@ -258,7 +264,7 @@ impl<'a> Context<'a> {
 
     /// §9: manageReplicas over the claimed pods.
     fn manage(&self, claimed: &[(usize, &'a Pod)]) -> Manage {
-        let input = self.input;
+        let input = &self.input;
         if !self.needs_sync {
             return Manage::Nothing {
                 why: Idle::ExpectationsPending,
@@ -277,18 +283,19 @@ impl<'a> Context<'a> {
             return Manage::Create(CreatePlan {
                 count,
                 batches: slowstart::batch_sizes(count, SLOW_START_INITIAL_BATCH_SIZE),
-                pod: template::pod_from_template(&input.owner, &self.config.owner_kind),
+                pod: template::pod_from_template(input.owner, &self.config.owner_kind),
                 expectations: ExpectationsChange::ExpectCreations {
                     count: count as i64,
                 },
-                refused: (!template::has_labels(&input.owner))
+                refused: (!template::has_labels(input.owner))
                     .then(|| "unable to create pods, no labels".to_owned()),
             });
         }
         if diff > 0 {
             // R-55..R-58
             let n = usize::try_from(diff).unwrap_or(usize::MAX).min(burst);
-            let related = owner::related_pods(&input.owner, &input.other_owners, &input.pods);
+            let related =
+                owner::related_pods(input.owner, &input.other_owners, input.pods.iter().copied());
             let candidates: Vec<&Pod> = claimed.iter().map(|(_, p)| *p).collect();
             let ranked = rank::pods_to_delete(
                 &candidates,
@@ -354,7 +361,7 @@ impl<'a> SyncPlan<'a> {
             return Err("the sync halted".into());
         };
         match live {
-            LiveOwner::Found(rs) => claim::can_adopt(&ctx.input.owner, rs),
+            LiveOwner::Found(rs) => claim::can_adopt(ctx.input.owner, rs),
             LiveOwner::Failed(e) => Err(e.message.clone()),
         }
     }

@@ -28,6 +28,7 @@ import type {
   ReplicoreError,
   SyncInput,
   SyncOutcome,
+  StoreEvent,
   SyncPlan,
   Time,
   WatchEvent,
@@ -200,4 +201,135 @@ export function upstreamLess(a: Pod, rankA: number, b: Pod, rankB: number, optio
 /** Is `e` an error thrown by the engine (with `code` and `path`)? */
 export function isReplicoreError(e: unknown): e is ReplicoreError {
   return e instanceof Error && typeof (e as Partial<ReplicoreError>).code === "string" && typeof (e as Partial<ReplicoreError>).path === "string";
+}
+
+// ---------------------------------------------------------------------------------------
+// The engine-side store
+
+/** `Store.planFor`'s options: the sync's clock, the owner's expectations, cache freshness. */
+export interface StorePlanOptions {
+  now: Time;
+  expectations?: Expectations;
+  /** S-2: false when the informers have not yet seen this owner's own writes. */
+  cacheIsFresh?: boolean;
+}
+
+/** How many owners and pods a {@link Store} holds. */
+export interface StoreSize {
+  owners: number;
+  pods: number;
+}
+
+function unknownPlan(): ReplicoreError {
+  const e = new Error("plan: this plan was not made by planFor() of this store") as ReplicoreError;
+  e.code = "UNKNOWN_PLAN";
+  e.path = "plan";
+  return e;
+}
+
+/**
+ * Owners and pods kept in wasm memory, for hosts that stream watch events: each object
+ * crosses once, when it changes, and a sync (`planFor`) sends no pod at all. A plan keeps
+ * the snapshot it was made from until `complete` (or a newer `planFor` of the same
+ * owner), so the store may take watch events while the plan's calls are in flight.
+ * Bad objects are refused with a `ReplicoreError` and the store keeps what it had.
+ * Call `free()` when done with a store (its memory lives in the wasm instance).
+ */
+export class Store {
+  readonly #raw: raw.Store;
+  readonly #tickets = new WeakMap<object, { key: string; ticket: number }>();
+
+  constructor(config?: Config) {
+    this.#raw = new raw.Store(optText(config, "config"));
+  }
+
+  /** Adds or replaces (by namespace/name) an owner. */
+  upsertOwner(owner: ReplicaSet): void {
+    this.#raw.upsertOwner(text(owner, "owner"));
+  }
+
+  /** Removes an owner; whether it was there. */
+  deleteOwner(namespace: string, name: string): boolean {
+    return this.#raw.deleteOwner(namespace, name);
+  }
+
+  /** Adds or replaces (by namespace/name) a pod. */
+  upsertPod(pod: Pod): void {
+    this.#raw.upsertPod(text(pod, "pod"));
+  }
+
+  /** `upsertPod` from JSON text. */
+  upsertPodJson(podJson: string): void {
+    this.#raw.upsertPod(podJson);
+  }
+
+  /** Removes a pod; whether it was there. */
+  deletePod(namespace: string, name: string): boolean {
+    return this.#raw.deletePod(namespace, name);
+  }
+
+  /**
+   * A pod watch event: what it asks for (keys to enqueue, now or later, and expectation
+   * observations), decided against the stored owners and the stored previous state of
+   * the pod (an event's `old` is not needed); then the event is applied to the store.
+   */
+  onPodEvent(event: StoreEvent<Pod>): EventDecision {
+    return this.#raw.onPodEvent(text(event, "event")) as EventDecision;
+  }
+
+  /** An owner watch event, as `onPodEvent`. */
+  onOwnerEvent(event: StoreEvent<ReplicaSet>): EventDecision {
+    return this.#raw.onOwnerEvent(text(event, "event")) as EventDecision;
+  }
+
+  /** What a sync of the stored owner `namespace/name` will do (throws `NOT_FOUND` if absent). */
+  planFor(namespace: string, name: string, options: StorePlanOptions): SyncPlan {
+    const opts = { ...options, now: iso(options.now) };
+    const r = this.#raw.planFor(namespace, name, text(opts, "options")) as { ticket: number; plan: SyncPlan };
+    this.#tickets.set(r.plan, { key: r.plan.key, ticket: r.ticket });
+    return r.plan;
+  }
+
+  #ticket(p: SyncPlan): { key: string; ticket: number } {
+    const t = this.#tickets.get(p);
+    if (!t) throw unknownPlan();
+    return t;
+  }
+
+  /** R-32 for a plan of this store: `null` when the adoptions may go ahead, else why not. */
+  adoptionAllowed(p: SyncPlan, liveOwner: LiveOwner): string | null {
+    const { key, ticket } = this.#ticket(p);
+    return this.#raw.adoptionAllowed(key, ticket, text(liveOwner, "liveOwner")) ?? null;
+  }
+
+  /** The manage step once the claims are done (equal to `plan.manage` if all went as planned). */
+  manageAfterClaims(p: SyncPlan, claims: ClaimOutcome): Manage {
+    if (p.claims.length === 0) return p.manage;
+    const { key, ticket } = this.#ticket(p);
+    return this.#raw.manageAfterClaims(key, ticket, text(claims, "claims")) as Manage;
+  }
+
+  /** What the calls made for a plan of this store mean; the plan is then done. */
+  complete(p: SyncPlan, outcome: SyncOutcome): Completion {
+    const { key, ticket } = this.#ticket(p);
+    const done = this.#raw.complete(key, ticket, text(outcome, "outcome")) as Completion;
+    this.#tickets.delete(p);
+    return done;
+  }
+
+  /** Drops a plan without completing it (e.g. the sync was abandoned). */
+  release(p: SyncPlan): void {
+    const t = this.#tickets.get(p);
+    if (t) this.#raw.release(t.key);
+    this.#tickets.delete(p);
+  }
+
+  size(): StoreSize {
+    return this.#raw.size() as StoreSize;
+  }
+
+  /** Frees the store's wasm memory; the store must not be used afterwards. */
+  free(): void {
+    this.#raw.free();
+  }
 }

@@ -407,6 +407,12 @@ export type WatchEvent<T> =
   | { type: "updated"; old: T; object: T }
   | { type: "deleted"; object: T };
 
+/** A watch event for a {@link Store}: the store knows the previous state, so `old` is optional. */
+export type StoreEvent<T> =
+  | { type: "added"; object: T }
+  | { type: "updated"; object: T; old?: T }
+  | { type: "deleted"; object: T };
+
 export interface EventDecision {
   enqueue: string[];
   enqueueAfter: Array<{ key: string; after: number }>;

@@ -6,6 +6,7 @@
 //! API users call is the package's TypeScript wrapper (`node/src/api.ts`).
 
 mod convert;
+mod store;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -25,7 +26,7 @@ use wasm_bindgen::prelude::*;
 /// Upper bound for `slowStart`'s count: far above any burst, low enough to return fast.
 const MAX_SLOW_START: usize = 1_000_000;
 
-fn config_from(value: &JsValue) -> Result<Config, JsValue> {
+pub(crate) fn config_from(value: &JsValue) -> Result<Config, JsValue> {
     let config: Config = optional(value, "config")?;
     config.validate().map_err(|e| error(&e))?;
     Ok(config)

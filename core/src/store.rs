@@ -1,0 +1,307 @@
+//! An incremental store of owners and pods for hosts that stream watch events.
+//!
+//! A host that keeps its informer cache in the [`Store`] sends each pod once, when it
+//! changes ([`Store::upsert_pod`], [`Store::observe_pod`]), instead of re-sending every
+//! pod on every sync: a sync takes a [`Snapshot`] of one owner's namespace (shared
+//! references, no pod copied) and plans over it. The snapshot stays valid while the
+//! store moves on, as upstream's sync works on the pods it listed when it started: keep
+//! it until [`crate::complete`] has judged the calls made for its plan.
+//!
+//! Pods are validated when they enter (a name is required; a namespace/name is one pod),
+//! so a bad pod is refused alone and never spoils a later plan.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+use crate::events::{self, EventDecision, OwnerEvent, PodEvent};
+use crate::expectations::Expectations;
+use crate::fxhash::FxHashMap;
+use crate::input::{validate_owner, validate_pod, SyncView};
+use crate::model::{Pod, ReplicaSet};
+use crate::sync::{self, SyncPlan};
+use crate::time::Time;
+use crate::Config;
+
+/// Owners and pods indexed by namespace (and pods by name within it).
+#[derive(Clone, Debug, Default)]
+pub struct Store {
+    config: Config,
+    namespaces: BTreeMap<String, Namespace>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Namespace {
+    owners: Vec<Arc<ReplicaSet>>,
+    pods: Vec<Arc<Pod>>,
+    /// Pod name → position in `pods`.
+    by_name: FxHashMap<String, usize>,
+}
+
+/// A pod watch event as a host receives it (the informer's add/update/delete).
+#[derive(Clone, Debug, PartialEq)]
+pub enum PodChange {
+    /// Added or modified: the pod's current state.
+    Upsert(Pod),
+    /// Deleted: the pod's last known state.
+    Delete(Pod),
+}
+
+/// An owner watch event as a host receives it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OwnerChange {
+    /// Added or modified: the owner's current state.
+    Upsert(ReplicaSet),
+    /// Deleted: the owner's last known state.
+    Delete(ReplicaSet),
+}
+
+/// What a sync plans over: one owner, its namespace's other owners and pods, as they
+/// were when the snapshot was taken.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    pub now: Time,
+    pub owner: Arc<ReplicaSet>,
+    pub other_owners: Vec<Arc<ReplicaSet>>,
+    pub pods: Vec<Arc<Pod>>,
+    pub expectations: Expectations,
+    pub cache_is_fresh: bool,
+}
+
+/// Everything a sync needs besides the stored objects.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SyncContext {
+    pub now: Time,
+    pub expectations: Expectations,
+    /// S-2: false when the informers have not yet seen the owner's latest writes.
+    pub cache_is_fresh: bool,
+}
+
+impl SyncContext {
+    /// A sync at `now` with no expectations and a fresh cache.
+    pub fn at(now: Time) -> SyncContext {
+        SyncContext {
+            now,
+            expectations: Expectations::default(),
+            cache_is_fresh: true,
+        }
+    }
+}
+
+impl Store {
+    /// An empty store deciding with `config` (validated).
+    pub fn new(config: Config) -> Result<Store> {
+        config.validate()?;
+        Ok(Store {
+            config,
+            namespaces: BTreeMap::new(),
+        })
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Adds or replaces (by namespace/name) an owner. An invalid owner is refused and
+    /// the store keeps what it had.
+    pub fn upsert_owner(&mut self, owner: ReplicaSet) -> Result<()> {
+        validate_owner(&owner, "owner")?;
+        let ns = self
+            .namespaces
+            .entry(owner.metadata.namespace.clone())
+            .or_default();
+        let owner = Arc::new(owner);
+        match ns
+            .owners
+            .iter_mut()
+            .find(|o| o.metadata.name == owner.metadata.name)
+        {
+            Some(slot) => *slot = owner,
+            None => ns.owners.push(owner),
+        }
+        Ok(())
+    }
+
+    /// Removes an owner; returns it if it was there.
+    pub fn delete_owner(&mut self, namespace: &str, name: &str) -> Option<Arc<ReplicaSet>> {
+        let ns = self.namespaces.get_mut(namespace)?;
+        let at = ns.owners.iter().position(|o| o.metadata.name == name)?;
+        Some(ns.owners.swap_remove(at))
+    }
+
+    /// Adds or replaces (by namespace/name) a pod; returns the pod it replaced. A pod
+    /// without a name is refused and the store keeps what it had.
+    pub fn upsert_pod(&mut self, pod: Pod) -> Result<Option<Arc<Pod>>> {
+        validate_pod(&pod, "pod")?;
+        let ns = self
+            .namespaces
+            .entry(pod.metadata.namespace.clone())
+            .or_default();
+        let pod = Arc::new(pod);
+        if let Some(slot) = ns.by_name.get(pod.name()).and_then(|&i| ns.pods.get_mut(i)) {
+            return Ok(Some(std::mem::replace(slot, pod)));
+        }
+        ns.by_name.insert(pod.name().to_owned(), ns.pods.len());
+        ns.pods.push(pod);
+        Ok(None)
+    }
+
+    /// Removes a pod; returns it if it was there.
+    pub fn delete_pod(&mut self, namespace: &str, name: &str) -> Option<Arc<Pod>> {
+        let ns = self.namespaces.get_mut(namespace)?;
+        let at = ns.by_name.remove(name)?;
+        if at >= ns.pods.len() {
+            return None;
+        }
+        let removed = ns.pods.swap_remove(at);
+        if let Some(moved) = ns.pods.get(at) {
+            ns.by_name.insert(moved.name().to_owned(), at);
+        }
+        Some(removed)
+    }
+
+    pub fn owner(&self, namespace: &str, name: &str) -> Option<&Arc<ReplicaSet>> {
+        self.namespaces
+            .get(namespace)?
+            .owners
+            .iter()
+            .find(|o| o.metadata.name == name)
+    }
+
+    pub fn pod(&self, namespace: &str, name: &str) -> Option<&Arc<Pod>> {
+        let ns = self.namespaces.get(namespace)?;
+        ns.by_name.get(name).and_then(|&i| ns.pods.get(i))
+    }
+
+    /// The owners of one namespace.
+    pub fn owners_in(&self, namespace: &str) -> &[Arc<ReplicaSet>] {
+        self.namespaces
+            .get(namespace)
+            .map_or(&[], |ns| ns.owners.as_slice())
+    }
+
+    /// The pods of one namespace, in no particular order.
+    pub fn pods_in(&self, namespace: &str) -> &[Arc<Pod>] {
+        self.namespaces
+            .get(namespace)
+            .map_or(&[], |ns| ns.pods.as_slice())
+    }
+
+    /// How many owners and pods the store holds.
+    pub fn len(&self) -> (usize, usize) {
+        self.namespaces.values().fold((0, 0), |(o, p), ns| {
+            (o + ns.owners.len(), p + ns.pods.len())
+        })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == (0, 0)
+    }
+
+    /// A pod watch event: what it asks for, decided against the stored
+    /// owners and the stored previous state of the pod, then applied to the store. An
+    /// upsert of a pod the store holds is an update (as an informer's re-list delivers
+    /// it); one it does not hold is an add.
+    pub fn observe_pod(&mut self, change: PodChange) -> Result<EventDecision> {
+        match change {
+            PodChange::Upsert(pod) => {
+                validate_pod(&pod, "pod")?;
+                let namespace = pod.metadata.namespace.clone();
+                let old = self.pod(&namespace, pod.name()).cloned();
+                let decision = {
+                    let owners = self.owners_in(&namespace);
+                    let event = match &old {
+                        Some(old) => PodEvent::Updated { old, new: &pod },
+                        None => PodEvent::Added(&pod),
+                    };
+                    events::on_pod_event(event, owners, &self.config.owner_kind)
+                };
+                self.upsert_pod(pod)?;
+                Ok(decision)
+            }
+            PodChange::Delete(pod) => {
+                validate_pod(&pod, "pod")?;
+                let decision = events::on_pod_event(
+                    PodEvent::Deleted(&pod),
+                    self.owners_in(pod.namespace()),
+                    &self.config.owner_kind,
+                );
+                self.delete_pod(pod.namespace(), pod.name());
+                Ok(decision)
+            }
+        }
+    }
+
+    /// An owner watch event: what it asks for (R-90, R-91, R-91b), decided against the
+    /// stored previous state of the owner, then applied to the store.
+    pub fn observe_owner(&mut self, change: OwnerChange) -> Result<EventDecision> {
+        match change {
+            OwnerChange::Upsert(owner) => {
+                validate_owner(&owner, "owner")?;
+                let old = self
+                    .owner(&owner.metadata.namespace, &owner.metadata.name)
+                    .cloned();
+                let decision = match &old {
+                    Some(old) => events::on_owner_event(OwnerEvent::Updated { old, new: &owner }),
+                    None => events::on_owner_event(OwnerEvent::Added(&owner)),
+                };
+                self.upsert_owner(owner)?;
+                Ok(decision)
+            }
+            OwnerChange::Delete(owner) => {
+                validate_owner(&owner, "owner")?;
+                let decision = events::on_owner_event(OwnerEvent::Deleted(&owner));
+                self.delete_owner(&owner.metadata.namespace, &owner.metadata.name);
+                Ok(decision)
+            }
+        }
+    }
+
+    /// What a sync of `namespace/name` plans over now: the owner, its namespace's other
+    /// owners and pods (shared, not copied).
+    pub fn snapshot(&self, namespace: &str, name: &str, context: SyncContext) -> Result<Snapshot> {
+        let ns = self.namespaces.get(namespace);
+        let owner = ns
+            .and_then(|ns| ns.owners.iter().find(|o| o.metadata.name == name))
+            .ok_or_else(|| Error::NotFound {
+                path: "owner".into(),
+                what: "owner",
+                key: format!("{namespace}/{name}"),
+            })?;
+        Ok(Snapshot {
+            now: context.now,
+            owner: Arc::clone(owner),
+            other_owners: ns
+                .map(|ns| {
+                    ns.owners
+                        .iter()
+                        .filter(|o| !Arc::ptr_eq(o, owner))
+                        .cloned()
+                        .collect()
+                })
+                .unwrap_or_default(),
+            pods: ns.map(|ns| ns.pods.clone()).unwrap_or_default(),
+            expectations: context.expectations,
+            cache_is_fresh: context.cache_is_fresh,
+        })
+    }
+}
+
+impl Snapshot {
+    /// The snapshot as the engine reads it.
+    pub fn view(&self) -> SyncView<'_> {
+        SyncView {
+            now: self.now,
+            owner: &self.owner,
+            other_owners: self.other_owners.iter().map(|o| &**o).collect(),
+            pods: self.pods.iter().map(|p| &**p).collect(),
+            expectations: &self.expectations,
+            cache_is_fresh: self.cache_is_fresh,
+        }
+    }
+
+    /// [`crate::plan`] over the snapshot (its pods were validated by the store).
+    pub fn plan<'a>(&'a self, config: &'a Config) -> Result<SyncPlan<'a>> {
+        sync::plan_view(self.view(), config)
+    }
+}
