@@ -254,6 +254,20 @@ export class Controller {
       expectations: this.expectations.get(k) ?? null,
       cacheIsFresh: this.cacheIsFresh(k, uid),
     });
+    let completed = false;
+    try {
+      const r = await this.execute(k, plan, owner, uid, now, log);
+      completed = true;
+      return r;
+    } finally {
+      // An abandoned sync (not the leader, an unexpected error) drops its plan's snapshot.
+      if (!completed) this.engine.release(plan);
+    }
+  }
+
+  /** Performs a plan's calls and hands the outcome to the engine. */
+  private async execute(k: string, plan: SyncPlan, owner: ReplicaSet, uid: string, now: Date, log: Logger): Promise<string> {
+    const [namespace] = split(k);
     const outcome: SyncOutcome = {};
     let manage = plan.manage;
 
