@@ -113,7 +113,6 @@ export class WorkQueue {
       this.waiting.delete(key);
       this.add(key);
     }, ms);
-    timer.unref();
     this.waiting.set(key, { at, timer });
   }
 
