@@ -31,6 +31,7 @@ test("403 quota after 5 pods: slow start stops after the failing batch, expectat
   const lowered = first.expectationChanges.filter((c) => c.op === "lowerCreations").reduce((n, c) => n + c.count, 0);
   const failedObserved = first.expectationChanges.filter((c) => c.op === "creationObserved").length;
   assert.equal(lowered + failedObserved, 15, JSON.stringify(first.expectationChanges));
+  assert.ok(first.expectations.add <= 5, JSON.stringify(first.expectations));
 
   // Later syncs keep trying (rate limited), each stopping after its first failing batch.
   await waitFor(() => op.syncs("shop/web").filter((s) => s.action === "create").length >= 3, "retries");

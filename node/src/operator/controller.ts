@@ -314,6 +314,8 @@ export class Controller {
       statusWritten: done.status !== undefined && statusOk,
       ...(done.expectations.length ? { expectationChanges: done.expectations } : {}),
       expectations: this.expectations.get(k) ?? null,
+      // R-40 as the next sync will see it (false: it waits for the watch, or the 5-minute TTL).
+      expectationsSatisfied: this.engine.expectationsSatisfied(this.expectations.get(k) ?? null, new Date()),
       requeue: done.requeue.kind,
       ...(done.error ? { error: done.error } : {}),
     });
