@@ -178,7 +178,7 @@ export class Controller {
           this.queue.addRateLimited(k);
         } else {
           this.o.metrics.errors.inc({ where: "sync" });
-          this.o.log.error("sync failed", { key: k, worker: id, error: (e as Error).message });
+          this.o.log.error("sync failed", { key: k, worker: id, error: apiError(e).message });
           this.queue.addRateLimited(k);
         }
       } finally {

@@ -10,7 +10,7 @@
 // - release() (graceful shutdown) empties holderIdentity so a successor need not wait.
 
 import type { CustomObjectsApi } from "@kubernetes/client-node";
-import { isConflict, isNotFound } from "./kube.js";
+import { apiError, isConflict, isNotFound } from "./kube.js";
 import type { Logger } from "./log.js";
 
 export interface LeaseOptions {
@@ -51,6 +51,7 @@ export class LeaderElector {
   private leading = false;
   private stopped = false;
   private current: LeaseRecord | undefined;
+  private inFlight: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly api: CustomObjectsApi,
@@ -122,17 +123,33 @@ export class LeaderElector {
 
   /** Gives the lease up (holderIdentity emptied) if this candidate holds it. */
   async release(): Promise<void> {
+    // A renewal still in flight would make our copy of the record stale.
+    await this.inFlight;
     if (!this.leading || !this.current) return;
     this.leading = false;
-    const body: LeaseRecord = {
-      ...this.current,
-      spec: { ...this.current.spec, holderIdentity: null, leaseDurationSeconds: 1, renewTime: microTime(new Date()), acquireTime: null },
-    };
-    try {
-      await this.api.replaceNamespacedCustomObject({ ...this.ref(), name: this.o.name, body });
-      this.log.info("leader election: released the lease", { identity: this.o.identity });
-    } catch (e) {
-      this.log.warn("leader election: could not release the lease", { error: (e as Error).message });
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const rec: LeaseRecord = this.current;
+      if ((rec.spec?.holderIdentity ?? "") !== this.o.identity) return;
+      const body: LeaseRecord = {
+        ...rec,
+        spec: { ...rec.spec, holderIdentity: null, leaseDurationSeconds: 1, renewTime: microTime(new Date()), acquireTime: null },
+      };
+      try {
+        await this.api.replaceNamespacedCustomObject({ ...this.ref(), name: this.o.name, body });
+        this.log.info("leader election: released the lease", { identity: this.o.identity });
+        return;
+      } catch (e) {
+        if (!isConflict(e) || attempt === 1) {
+          this.log.warn("leader election: could not release the lease", { error: apiError(e).message });
+          return;
+        }
+        try {
+          this.current = (await this.api.getNamespacedCustomObject({ ...this.ref(), name: this.o.name })) as LeaseRecord;
+        } catch (e2) {
+          this.log.warn("leader election: could not release the lease", { error: apiError(e2).message });
+          return;
+        }
+      }
     }
   }
 
@@ -140,7 +157,16 @@ export class LeaderElector {
     return { group: "coordination.k8s.io", version: "v1", namespace: this.o.namespace, plural: "leases" };
   }
 
-  private async tryAcquireOrRenew(): Promise<boolean> {
+  private tryAcquireOrRenew(): Promise<boolean> {
+    const p = this.attempt();
+    this.inFlight = p.then(
+      () => undefined,
+      () => undefined,
+    );
+    return p;
+  }
+
+  private async attempt(): Promise<boolean> {
     // A renewal counts from when it was sent, not from when the answer came.
     const sent = performance.now();
     const now = new Date();
@@ -156,7 +182,7 @@ export class LeaderElector {
       existing = (await this.api.getNamespacedCustomObject({ ...this.ref(), name: this.o.name })) as LeaseRecord;
     } catch (e) {
       if (!isNotFound(e)) {
-        this.log.warn("leader election: cannot read the lease", { error: (e as Error).message });
+        this.log.warn("leader election: cannot read the lease", { error: apiError(e).message });
         return false;
       }
       try {
@@ -166,7 +192,7 @@ export class LeaderElector {
         this.lastRenew = sent;
         return true;
       } catch (e2) {
-        if (!isConflict(e2)) this.log.warn("leader election: cannot create the lease", { error: (e2 as Error).message });
+        if (!isConflict(e2)) this.log.warn("leader election: cannot create the lease", { error: apiError(e2).message });
         return false;
       }
     }
@@ -193,7 +219,7 @@ export class LeaderElector {
       this.lastRenew = sent;
       return true;
     } catch (e) {
-      if (!isConflict(e)) this.log.warn("leader election: cannot update the lease", { error: (e as Error).message });
+      if (!isConflict(e)) this.log.warn("leader election: cannot update the lease", { error: apiError(e).message });
       return false;
     }
   }
