@@ -123,6 +123,8 @@ export function operator(url, args = [], { lease = FAST_LEASE, name = "op" } = {
     },
     /** The operator's own syncs of `key` ("synced" log lines). */
     syncs: (key) => logs.filter((l) => l.msg === "synced" && (key === undefined || l.key === key)),
+    /** The last log lines, for a failure message. */
+    tail: (n = 12) => raw.slice(-n).join("\n"),
   };
   return op;
 }

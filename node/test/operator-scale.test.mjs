@@ -41,7 +41,9 @@ test("scale 0 -> 1200: slow-start batches capped at 500 per sync, exactly 1200 p
     const o = await api.get(rsPath("shop", "web"));
     const s = o.status ?? {};
     return s.replicas === 1200 && s.readyReplicas === 1200 && s.availableReplicas === 1200 && s.observedGeneration === o.metadata.generation ? o : undefined;
-  }, "status replicas/ready/available 1200", 120000);
+  }, "status replicas/ready/available 1200", 120000).catch((e) => {
+    throw new Error(`${e.message}\nserver: ${JSON.stringify(server.stats.podCreates)}\noperator:\n${op.tail()}`);
+  });
   assert.equal(rs.status.fullyLabeledReplicas, 1200);
 
   // Exactly 1200 pods, every one created by the operator and owned by the ReplicaSet.

@@ -280,17 +280,26 @@ export class Controller {
 
     // 2. Manage: record the expectations, then act.
     if (manage.action === "create") {
+      this.guard();
       this.changeExpectations(k, [manage.expectations], now);
       const creates: CallResult[] = [];
       for (let n = this.engine.nextBatch(manage, creates); n !== null; n = this.engine.nextBatch(manage, creates)) {
-        this.guard();
+        if (!this.o.mayWrite()) {
+          // No further batch without a fresh lease. What complete() would take off the
+          // expectations, taken off here: the creations never attempted and the failed
+          // ones (a timeout may still create its pod, as upstream counts it).
+          const expected = manage.expectations.op === "expectCreations" ? manage.expectations.count : manage.count;
+          const failed = creates.filter((r) => r.result === "error" && r.reason !== "Timeout").length;
+          this.changeExpectations(k, [{ op: "lowerCreations", count: expected - creates.length + failed }], new Date());
+          throw new NotLeader();
+        }
         const batch = await Promise.all(Array.from({ length: n }, () => this.createPod(namespace, manage.pod, k, uid)));
         creates.push(...batch);
       }
       outcome.creates = creates;
     } else if (manage.action === "delete") {
-      this.changeExpectations(k, [manage.expectations], now);
       this.guard();
+      this.changeExpectations(k, [manage.expectations], now);
       outcome.deletes = await Promise.all(manage.victims.map((v) => this.deletePod(v.namespace, v.name)));
     }
 
