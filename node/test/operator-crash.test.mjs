@@ -1,7 +1,7 @@
 // Crash and restart in the middle of a slow start; dropped watches and 410 Gone.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { controllerOf, devServer, killAll, operator, pods, podsPath, replicaSet, rsPath, sleep, waitFor } from "./operator-helpers.mjs";
+import { FAST_LEASE, controllerOf, devServer, killAll, operator, pods, podsPath, replicaSet, rsPath, sleep, waitFor } from "./operator-helpers.mjs";
 
 const ops = [];
 const servers = [];
@@ -16,7 +16,7 @@ test("SIGKILL mid slow start, restart: converges to exactly 600 with at most one
   const { api, server } = dev;
   server.faults.set({ latencyMs: 40 });
   const rs = await api.post(rsPath("shop"), replicaSet("web", 600));
-  const first = operator(dev.url, [], { name: "first" });
+  const first = operator(dev.url, [], { name: "first", lease: FAST_LEASE });
   ops.push(first);
   await waitFor(() => server.stats.podCreates.ok >= 60, "60 pods created", 60000, 5);
   first.kill("SIGKILL");
@@ -26,7 +26,7 @@ test("SIGKILL mid slow start, restart: converges to exactly 600 with at most one
   assert.equal(first.syncs("shop/web").filter((s) => s.action === "create").length, 0, "the first sync had not finished");
 
   server.faults.set({ latencyMs: 0 });
-  const second = operator(dev.url, [], { name: "second" });
+  const second = operator(dev.url, [], { name: "second", lease: FAST_LEASE });
   ops.push(second);
   await waitFor(async () => {
     const o = await api.get(rsPath("shop", "web"));

@@ -66,11 +66,15 @@ export async function waitFor(fn, what, timeoutMs = 30000, everyMs = 50) {
   }
 }
 
-/** Short lease timings for tests that are not about the defaults. */
+/**
+ * Short lease timings, for a test that waits for a dead operator's lease to expire. The
+ * others keep client-go's defaults (15 s / 10 s / 2 s): a single operator never waits for
+ * them, and the long renew deadline rides out a loaded machine.
+ */
 export const FAST_LEASE = ["--lease-duration", "6s", "--renew-deadline", "5s", "--retry-period", "1s"];
 
 /** Spawns `replicore operator --server URL --metrics-port 0 …ARGS` (no --server when ARGS has --kubeconfig); collects its JSON log lines. */
-export function operator(url, args = [], { lease = FAST_LEASE, name = "op" } = {}) {
+export function operator(url, args = [], { lease = [], name = "op" } = {}) {
   const connect = args.includes("--kubeconfig") ? [] : ["--server", url];
   const child = spawn(process.execPath, [cli, "operator", ...connect, "--metrics-port", "0", "--metrics-host", "127.0.0.1", ...lease, ...args], {
     cwd: repo,
