@@ -126,7 +126,7 @@ impl ExpectationsRecord {
 }
 
 /// What a host must do to an owner's expectations; applied with [`ExpectationsChange::apply`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "op", rename_all = "camelCase")]
 pub enum ExpectationsChange {
     /// before creating, `ExpectCreations(count)`.
@@ -147,6 +147,76 @@ pub enum ExpectationsChange {
     Lower { add: i64, del: i64 },
     /// `RaiseExpectations(add, del)`.
     Raise { add: i64, del: i64 },
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+enum Op {
+    ExpectCreations,
+    ExpectDeletions,
+    LowerCreations,
+    DeletionObserved,
+    CreationObserved,
+    Delete,
+    Set,
+    Lower,
+    Raise,
+}
+
+/// The wire form of [`ExpectationsChange`], read as one flat object (an internally
+/// tagged enum would buffer every value first).
+#[derive(Deserialize)]
+struct ChangeWire {
+    op: Op,
+    count: Option<i64>,
+    keys: Option<Vec<String>>,
+    key: Option<String>,
+    add: Option<i64>,
+    del: Option<i64>,
+}
+
+impl<'de> Deserialize<'de> for ExpectationsChange {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::objects::converted::<_, ChangeWire, _, String>(d, ExpectationsChange::try_from)
+    }
+}
+
+impl TryFrom<ChangeWire> for ExpectationsChange {
+    type Error = String;
+
+    fn try_from(w: ChangeWire) -> Result<Self, String> {
+        fn need<T>(v: Option<T>, field: &str) -> Result<T, String> {
+            v.ok_or_else(|| format!("this op requires the field `{field}`"))
+        }
+        Ok(match w.op {
+            Op::ExpectCreations => ExpectationsChange::ExpectCreations {
+                count: need(w.count, "count")?,
+            },
+            Op::ExpectDeletions => ExpectationsChange::ExpectDeletions {
+                keys: need(w.keys, "keys")?,
+            },
+            Op::LowerCreations => ExpectationsChange::LowerCreations {
+                count: need(w.count, "count")?,
+            },
+            Op::DeletionObserved => ExpectationsChange::DeletionObserved {
+                key: need(w.key, "key")?,
+            },
+            Op::CreationObserved => ExpectationsChange::CreationObserved,
+            Op::Delete => ExpectationsChange::Delete,
+            Op::Set => ExpectationsChange::Set {
+                add: need(w.add, "add")?,
+                del: need(w.del, "del")?,
+            },
+            Op::Lower => ExpectationsChange::Lower {
+                add: need(w.add, "add")?,
+                del: need(w.del, "del")?,
+            },
+            Op::Raise => ExpectationsChange::Raise {
+                add: need(w.add, "add")?,
+                del: need(w.del, "del")?,
+            },
+        })
+    }
 }
 
 impl ExpectationsChange {

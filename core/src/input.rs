@@ -6,8 +6,9 @@ use crate::fxhash::FxHashMap;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+use crate::error::{join_path, Error, Result};
 use crate::expectations::Expectations;
+use crate::jsonpath;
 use crate::model::{Pod, ReplicaSet};
 use crate::objects::Object;
 use crate::time::Time;
@@ -59,62 +60,44 @@ pub struct SyncView<'a> {
 
 /// Parses any JSON document (object, array, scalar); a syntax error gives its position.
 pub fn parse_json(bytes: &[u8]) -> Result<serde_json::Value> {
-    let de = &mut serde_json::Deserializer::from_slice(bytes);
-    serde_path_to_error::deserialize(de).map_err(|e| path_error(e.path().to_string(), e.inner()))
+    from_json_any(bytes)
 }
 
 /// Converts any JSON value into `T` (a timestamp, a list, an optional object…), with the
 /// field path of every error. Struct-typed fields inside still accept objects only.
 pub fn from_value_any<T: DeserializeOwned>(value: serde_json::Value) -> Result<T> {
-    serde_path_to_error::deserialize(value).map_err(|e| path_error(e.path().to_string(), e.inner()))
+    // Through the text, so that every parse is one deserializer and errors find their
+    // path the same way.
+    from_json_any(&to_text(&value)?)
+}
+
+fn to_text(value: &serde_json::Value) -> Result<Vec<u8>> {
+    serde_json::to_vec(value).map_err(|e| Error::Malformed {
+        path: ".".into(),
+        message: e.to_string(),
+    })
 }
 
 /// Parses any JSON document into `T` (a list, a timestamp, an optional object…), with the
 /// field path of every error. Struct-typed fields inside still accept objects only.
 pub fn from_json_any<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
-    if let Some(value) = fast_path(bytes) {
-        return Ok(value);
-    }
-    let de = &mut serde_json::Deserializer::from_slice(bytes);
-    serde_path_to_error::deserialize(de).map_err(|e| path_error(e.path().to_string(), e.inner()))
-}
-
-/// Path tracking about doubles the cost of parsing, and only an error needs the path:
-/// natively, parse without it first and parse again with it only when that fails (the
-/// same deserializer, so the same outcome). In wasm the second instantiation of every
-/// Deserialize impl would cost more binary size than the time it saves.
-#[cfg(not(target_arch = "wasm32"))]
-fn fast_path<T: DeserializeOwned>(bytes: &[u8]) -> Option<T> {
-    serde_json::from_slice(bytes).ok()
-}
-
-#[cfg(target_arch = "wasm32")]
-fn fast_path<T: DeserializeOwned>(_: &[u8]) -> Option<T> {
-    None
+    serde_json::from_slice(bytes).map_err(|e| path_error(bytes, &e))
 }
 
 /// Parses a JSON object into `T`; a failure names the JSON path of the offending field.
 pub fn from_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
-    if let Some(Object(value)) = fast_path::<Object<T>>(bytes) {
-        return Ok(value);
-    }
-    let de = &mut serde_json::Deserializer::from_slice(bytes);
-    let value: Result<Object<T>, _> = serde_path_to_error::deserialize(de);
-    value
-        .map(|o| o.0)
-        .map_err(|e| path_error(e.path().to_string(), e.inner()))
+    from_json_any::<Object<T>>(bytes).map(|o| o.0)
 }
 
 /// Converts a JSON object (`serde_json::Value`) into `T`, with the field path of every
 /// error.
 pub fn from_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T> {
-    let value: Result<Object<T>, _> = serde_path_to_error::deserialize(value);
-    value
-        .map(|o| o.0)
-        .map_err(|e| path_error(e.path().to_string(), e.inner()))
+    from_json(&to_text(&value)?)
 }
 
-fn path_error(path: String, inner: &serde_json::Error) -> Error {
+/// The engine's error for a serde_json error in `bytes`: the field path is recovered from
+/// the position serde_json reports (see [`crate::jsonpath`]).
+fn path_error(bytes: &[u8], inner: &serde_json::Error) -> Error {
     let mut message = inner.to_string();
     // serde_json appends " at line L column C": keep it for syntax errors (it locates the
     // error in the text), drop it for type errors, whose path already says where.
@@ -123,36 +106,24 @@ fn path_error(path: String, inner: &serde_json::Error) -> Error {
             message.truncate(i);
         }
     }
-    let join = |field: &str| match path.as_str() {
-        "" | "." => field.to_owned(),
-        p => format!("{p}.{field}"),
-    };
-    // "missing field `now`": the path is the enclosing object's; name the field itself.
-    if let Some(field) = message
+    let missing = message
         .strip_prefix("missing field `")
         .and_then(|rest| rest.strip_suffix('`'))
-    {
-        return Error::Missing { path: join(field) };
-    }
-    if inner.is_syntax() || inner.is_eof() {
-        // The path ends where the parser stopped, with `?` for a key it could not read.
-        let mut p = path.as_str();
-        while let Some(rest) = p.strip_suffix(".?").or_else(|| p.strip_suffix('?')) {
-            p = rest;
-        }
-        return Error::Syntax {
-            path: if p.is_empty() {
-                ".".into()
-            } else {
-                p.to_owned()
-            },
-            message,
+        .map(str::to_owned);
+    let path = jsonpath::offset_of(bytes, inner.line(), inner.column())
+        .map(|at| jsonpath::path_at(bytes, at, missing.is_some()))
+        .unwrap_or_default();
+    // "missing field `now`": the path is the enclosing object's; name the field itself.
+    if let Some(field) = missing {
+        return Error::Missing {
+            path: join_path(&path, &field),
         };
     }
-    Error::Malformed {
-        path: if path.is_empty() { ".".into() } else { path },
-        message,
+    let path = if path.is_empty() { ".".into() } else { path };
+    if inner.is_syntax() || inner.is_eof() {
+        return Error::Syntax { path, message };
     }
+    Error::Malformed { path, message }
 }
 
 impl SyncInput {

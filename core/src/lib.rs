@@ -52,6 +52,7 @@ pub mod expectations;
 pub mod explain;
 mod fxhash;
 pub mod input;
+mod jsonpath;
 pub mod model;
 pub mod objects;
 pub mod outcome;

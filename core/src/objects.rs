@@ -98,3 +98,26 @@ pub fn opt_objects<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
     }
     d.deserialize_option(Opt(PhantomData))
 }
+
+/// Reads a `W` from a JSON object and converts it with `convert`, inside the object's own
+/// deserialization, so a refused conversion is reported at the object's path (a
+/// conversion after deserializing, as serde's `try_from` does it, loses the position).
+pub fn converted<'de, D, W, T, E>(d: D, convert: fn(W) -> Result<T, E>) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    W: Deserialize<'de>,
+    E: fmt::Display,
+{
+    struct Converting<W, T, E>(fn(W) -> Result<T, E>);
+    impl<'de, W: Deserialize<'de>, T, E: fmt::Display> Visitor<'de> for Converting<W, T, E> {
+        type Value = T;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+            let wire = W::deserialize(MapAccessDeserializer::new(map))?;
+            (self.0)(wire).map_err(serde::de::Error::custom)
+        }
+    }
+    d.deserialize_map(Converting(convert))
+}

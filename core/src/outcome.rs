@@ -48,9 +48,10 @@ impl ApiError {
     }
 }
 
-/// The result of one API call.
+/// The result of one API call: `{"result": "ok", "name"?}`, `{"result": "error",
+/// "reason", "message", "code"?, "causes"?}` or `{"result": "skipped"}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "result", rename_all = "camelCase")]
+#[serde(tag = "result", rename_all = "camelCase", from = "CallResultWire")]
 pub enum CallResult {
     /// The call succeeded; for a create, `name` is the created pod's name.
     Ok {
@@ -61,6 +62,47 @@ pub enum CallResult {
     Error(ApiError),
     /// The call was not made (an adoption after a failed owner re-check).
     Skipped,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+enum ResultKind {
+    Ok,
+    Error,
+    Skipped,
+}
+
+/// The wire form of [`CallResult`], read as one flat object: an internally tagged enum
+/// would buffer every value first (slower, and a second deserializer in the wasm binary).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CallResultWire {
+    result: ResultKind,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    reason: String,
+    #[serde(default)]
+    message: String,
+    #[serde(default)]
+    code: Option<u16>,
+    #[serde(default)]
+    causes: Vec<String>,
+}
+
+impl From<CallResultWire> for CallResult {
+    fn from(w: CallResultWire) -> Self {
+        match w.result {
+            ResultKind::Ok => CallResult::Ok { name: w.name },
+            ResultKind::Error => CallResult::Error(ApiError {
+                reason: w.reason,
+                message: w.message,
+                code: w.code,
+                causes: w.causes,
+            }),
+            ResultKind::Skipped => CallResult::Skipped,
+        }
+    }
 }
 
 impl CallResult {
@@ -90,6 +132,7 @@ impl CallResult {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum LiveOwner {
+    #[serde(deserialize_with = "crate::objects::object")]
     Found(Box<ReplicaSet>),
     Failed(ApiError),
 }

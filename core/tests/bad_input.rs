@@ -348,8 +348,7 @@ fn invalid_json_syntax_reports_line_and_column() {
         b"{\"now\": \"2026-11-21T04:40:12Z\",\n \"owner\": {\"metadata\": {\"name\": \"web\",}}}";
     let err = SyncInput::from_json(text).expect_err("syntax error");
     assert_eq!(err.code(), "SYNTAX");
-    // The path is the object the parser was in (serde_path_to_error's trailing `?`, an
-    // unreadable key, is dropped).
+    // The path is the object the parser was in (the key it could not read has no name).
     assert_eq!(err.path(), "owner.metadata");
     assert!(
         err.to_string()
@@ -571,4 +570,42 @@ fn complete_refuses_an_allowed_adoption_reported_as_skipped() {
     let err = complete(&p, &outcome).expect_err("skipped although allowed");
     assert_eq!(err.path(), "claims.results");
     assert!(err.to_string().contains("default/orphan"), "{err}");
+}
+
+#[test]
+fn flat_tagged_values_name_the_offending_field() {
+    use replicore::input::from_json_any;
+    use replicore::ExpectationsChange;
+    let err =
+        from_json_any::<Vec<ExpectationsChange>>(br#"[{"op": "delete"}, {"op": "set", "add": 1}]"#)
+            .expect_err("set needs del");
+    assert_eq!((err.code(), err.path()), ("MALFORMED", "[1]"));
+    assert!(err.to_string().contains("`del`"), "{err}");
+    let err = from_json_any::<Vec<ExpectationsChange>>(br#"[{"op": "explode"}]"#).expect_err("op");
+    assert_eq!(err.path(), "[0].op");
+    let err =
+        SyncOutcome::deserialize_json(br#"{"creates": [{"result": "ok"}, {"result": "maybe"}]}"#)
+            .expect_err("unknown result");
+    assert_eq!(err.path(), "creates[1].result");
+    let ok = SyncOutcome::deserialize_json(
+        br#"{"creates": [{"result": "error", "reason": "Forbidden", "message": "quota", "code": 403}]}"#,
+    )
+    .expect("valid");
+    assert_eq!(
+        ok.creates
+            .first()
+            .and_then(CallResult::as_error)
+            .map(|e| e.code),
+        Some(Some(403))
+    );
+}
+
+trait DeserializeJson: Sized {
+    fn deserialize_json(bytes: &[u8]) -> replicore::Result<Self>;
+}
+
+impl DeserializeJson for SyncOutcome {
+    fn deserialize_json(bytes: &[u8]) -> replicore::Result<Self> {
+        replicore::input::from_json(bytes)
+    }
 }

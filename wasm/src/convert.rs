@@ -48,6 +48,23 @@ pub fn any<T: DeserializeOwned>(value: &JsValue, root: &str) -> Result<T, JsValu
     replicore::input::from_json_any(text.as_bytes()).map_err(|e| error(&e.under(root)))
 }
 
+/// Parses a JSON array of objects (text).
+pub fn objects<T: DeserializeOwned>(value: &JsValue, root: &str) -> Result<Vec<T>, JsValue> {
+    let list: ObjectList<T> = any(value, root)?;
+    Ok(list.0)
+}
+
+/// A list whose items are read as objects only, by the same deserializer as every other
+/// object (one instantiation per model type in the binary).
+struct ObjectList<T>(Vec<T>);
+
+impl<'de, T: DeserializeOwned> serde::Deserialize<'de> for ObjectList<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let items = Vec::<replicore::objects::Object<T>>::deserialize(d)?;
+        Ok(ObjectList(items.into_iter().map(|o| o.0).collect()))
+    }
+}
+
 /// Like [`any`], with `undefined`/`null` meaning the default.
 pub fn optional<T: DeserializeOwned + Default>(value: &JsValue, root: &str) -> Result<T, JsValue> {
     if value.is_undefined() || value.is_null() {
@@ -65,7 +82,8 @@ pub fn count(value: f64, path: &str, max: usize) -> Result<usize, JsValue> {
         Err(message_error(
             "MALFORMED",
             path,
-            &format!("{path}: expected a whole number from 0 to {max}, got {value}"),
+            // (No float formatting: it would cost the binary more than the message is worth.)
+            &format!("{path}: expected a whole number from 0 to {max}"),
         ))
     }
 }

@@ -10,7 +10,7 @@ mod store;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use convert::{any, count, error, object, optional, to_js, JsResult};
+use convert::{any, count, error, object, objects, optional, to_js, JsResult};
 use replicore::events::{on_owner_event, on_pod_event, OwnerEvent, PodEvent};
 use replicore::explain::{explain_json, ExplainOptions};
 use replicore::model::LabelSelector;
@@ -225,7 +225,7 @@ struct RankedPodOut<'a> {
 /// with the rule that placed it before the next.
 #[wasm_bindgen(js_name = rankPods)]
 pub fn rank_pods(pods: JsValue, options: JsValue) -> JsResult {
-    let pods: Vec<Pod> = any(&pods, "pods")?;
+    let pods = objects::<Pod>(&pods, "pods")?;
     let options: RankOptions = object(&options, "options")?;
     replicore::input::validate_pods(&pods, "pods").map_err(|e| error(&e))?;
     let candidates: Vec<&Pod> = pods.iter().collect();
@@ -265,13 +265,31 @@ pub fn explain(list: JsValue, options: JsValue) -> JsResult {
     to_js(&explanation)
 }
 
-/// A watch event for `onPodEvent` / `onOwnerEvent`.
+/// The kind of a watch event.
 #[derive(Deserialize)]
-#[serde(tag = "type", rename_all = "camelCase")]
-enum WatchEvent<T> {
-    Added { object: T },
-    Updated { old: T, object: T },
-    Deleted { object: T },
+#[serde(rename_all = "camelCase")]
+pub(crate) enum EventType {
+    Added,
+    Updated,
+    Deleted,
+}
+
+/// A watch event for `onPodEvent` / `onOwnerEvent`: `{type, object, old?}` (`old` is
+/// required for `updated`). A flat struct, not a tagged enum: a tagged enum would buffer
+/// the objects and put a second deserializer of every model type in the binary.
+#[derive(Deserialize)]
+#[serde(bound = "T: serde::de::DeserializeOwned")]
+pub(crate) struct WatchEvent<T> {
+    #[serde(rename = "type")]
+    pub(crate) type_: EventType,
+    #[serde(deserialize_with = "replicore::objects::object")]
+    pub(crate) object: T,
+    #[serde(default, deserialize_with = "replicore::objects::opt_object")]
+    pub(crate) old: Option<T>,
+}
+
+fn missing_old() -> JsValue {
+    convert::message_error("MISSING", "event.old", "event.old: is required")
 }
 
 /// `onPodEvent(eventJson, ownersJson, configJson?)`: which owner keys to enqueue (now or
@@ -279,15 +297,17 @@ enum WatchEvent<T> {
 #[wasm_bindgen(js_name = onPodEvent)]
 pub fn on_pod_event_js(event: JsValue, owners: JsValue, config: JsValue) -> JsResult {
     let event: WatchEvent<Pod> = object(&event, "event")?;
-    let owners: Vec<ReplicaSet> = any(&owners, "owners")?;
+    let owners = objects::<ReplicaSet>(&owners, "owners")?;
     let config = config_from(&config)?;
     let kind = &config.owner_kind;
-    let decision = match &event {
-        WatchEvent::Added { object } => on_pod_event(PodEvent::Added(object), &owners, kind),
-        WatchEvent::Updated { old, object } => {
+    let object = &event.object;
+    let decision = match (&event.type_, &event.old) {
+        (EventType::Added, _) => on_pod_event(PodEvent::Added(object), &owners, kind),
+        (EventType::Updated, Some(old)) => {
             on_pod_event(PodEvent::Updated { old, new: object }, &owners, kind)
         }
-        WatchEvent::Deleted { object } => on_pod_event(PodEvent::Deleted(object), &owners, kind),
+        (EventType::Updated, None) => return Err(missing_old()),
+        (EventType::Deleted, _) => on_pod_event(PodEvent::Deleted(object), &owners, kind),
     };
     to_js(&decision)
 }
@@ -296,12 +316,12 @@ pub fn on_pod_event_js(event: JsValue, owners: JsValue, config: JsValue) -> JsRe
 #[wasm_bindgen(js_name = onOwnerEvent)]
 pub fn on_owner_event_js(event: JsValue) -> JsResult {
     let event: WatchEvent<ReplicaSet> = object(&event, "event")?;
-    let decision = match &event {
-        WatchEvent::Added { object } => on_owner_event(OwnerEvent::Added(object)),
-        WatchEvent::Updated { old, object } => {
-            on_owner_event(OwnerEvent::Updated { old, new: object })
-        }
-        WatchEvent::Deleted { object } => on_owner_event(OwnerEvent::Deleted(object)),
+    let object = &event.object;
+    let decision = match (&event.type_, &event.old) {
+        (EventType::Added, _) => on_owner_event(OwnerEvent::Added(object)),
+        (EventType::Updated, Some(old)) => on_owner_event(OwnerEvent::Updated { old, new: object }),
+        (EventType::Updated, None) => return Err(missing_old()),
+        (EventType::Deleted, _) => on_owner_event(OwnerEvent::Deleted(object)),
     };
     to_js(&decision)
 }

@@ -15,16 +15,17 @@ use replicore::{
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
-use crate::config_from;
 use crate::convert::{any, error, message_error, object, to_js, JsResult};
+use crate::{config_from, EventType};
 
 /// `{type, object}` (an `old` field, if present, is ignored: the store has it).
 #[derive(Deserialize)]
-#[serde(tag = "type", rename_all = "camelCase")]
-enum Change<T> {
-    Added { object: T },
-    Updated { object: T },
-    Deleted { object: T },
+#[serde(bound = "T: serde::de::DeserializeOwned")]
+struct Change<T> {
+    #[serde(rename = "type")]
+    type_: EventType,
+    #[serde(deserialize_with = "replicore::objects::object")]
+    object: T,
 }
 
 /// `planFor`'s options.
@@ -109,9 +110,10 @@ impl JsStore {
     /// owners and previous pod; then the event is applied to the store.
     #[wasm_bindgen(js_name = onPodEvent)]
     pub fn on_pod_event(&mut self, event: JsValue) -> JsResult {
-        let change = match object::<Change<Pod>>(&event, "event")? {
-            Change::Added { object } | Change::Updated { object } => PodChange::Upsert(object),
-            Change::Deleted { object } => PodChange::Delete(object),
+        let event = object::<Change<Pod>>(&event, "event")?;
+        let change = match event.type_ {
+            EventType::Added | EventType::Updated => PodChange::Upsert(event.object),
+            EventType::Deleted => PodChange::Delete(event.object),
         };
         let decision = self
             .store
@@ -123,9 +125,10 @@ impl JsStore {
     /// `onOwnerEvent(eventJson)`: as `onPodEvent`, for owners.
     #[wasm_bindgen(js_name = onOwnerEvent)]
     pub fn on_owner_event(&mut self, event: JsValue) -> JsResult {
-        let change = match object::<Change<ReplicaSet>>(&event, "event")? {
-            Change::Added { object } | Change::Updated { object } => OwnerChange::Upsert(object),
-            Change::Deleted { object } => OwnerChange::Delete(object),
+        let event = object::<Change<ReplicaSet>>(&event, "event")?;
+        let change = match event.type_ {
+            EventType::Added | EventType::Updated => OwnerChange::Upsert(event.object),
+            EventType::Deleted => OwnerChange::Delete(event.object),
         };
         let decision = self
             .store

@@ -1,0 +1,69 @@
+#!/usr/bin/env node
+// wasm benchmarks of the replicore package in Node, on the upstream 10k input and on
+// generated 1k and 100k inputs built the same way as the native criterion benches.
+//
+//   npm --prefix node run bench              # a table: median and spread per benchmark
+//   npm --prefix node run bench -- --json    # {"name": median_ms, ...}
+//   npm --prefix node run bench -- rank      # only benchmarks whose name contains "rank"
+//
+// Sizes are pods owned by the ReplicaSet; every input also holds 300 pods it does not
+// match. Plans scale the ReplicaSet to half its pods (a delete plan of 500 victims).
+import { plan, planJson, rankPods, Store } from "replicore";
+import { NOW, activeOwned, label, loadBase, owner, podsOfSize } from "./data.mjs";
+import { line, measure } from "./measure.mjs";
+
+const args = process.argv.slice(2);
+const json = args.includes("--json");
+const filters = args.filter((a) => !a.startsWith("--"));
+const wanted = (name) => filters.length === 0 || filters.some((f) => name.includes(f));
+const log = (s) => (json ? process.stderr.write(`${s}\n`) : console.log(s));
+
+const base = loadBase();
+const results = {};
+function bench(name, f, opts) {
+  if (!wanted(name)) return;
+  const r = measure(f, opts);
+  results[name] = r.median;
+  log(line(name, r));
+}
+
+log(`replicore wasm benchmarks (Node ${process.version}); sizes = owned pods (+300 unmatched)`);
+for (const n of [1_000, 10_000, 100_000]) {
+  const needs = (prefix) => wanted(`${prefix}/${label(n)}`);
+  if (!["rankPods", "plan(objects)", "planJson(text)", "store.planFor", "store.upsertPod", "store.upsertPodJson"].some(needs)) continue;
+  const pods = podsOfSize(base, n);
+  const rs = owner(base.rs, Math.floor(n / 2));
+  const input = { now: NOW, owner: rs, pods };
+  if (n <= 10_000) {
+    const active = activeOwned(base.rs, pods);
+    bench(`rankPods/${label(n)}`, () => rankPods(active, { now: NOW }), { runs: n > 1000 ? 10 : 30 });
+    bench(`plan(objects)/${label(n)}`, () => plan(input), { runs: n > 1000 ? 10 : 30 });
+    const text = JSON.stringify(input);
+    bench(`planJson(text)/${label(n)}`, () => planJson(text), { runs: n > 1000 ? 10 : 30 });
+  }
+  const store = new Store();
+  store.upsertOwner(rs);
+  for (const p of pods) store.upsertPod(p);
+  bench(`store.planFor/${label(n)}`, () => {
+    const p = store.planFor(rs.metadata.namespace, rs.metadata.name, { now: NOW });
+    store.release(p);
+  });
+  // One upsertPod, on average over every pod of the input (replacing the stored ones).
+  if (n === 10_000) {
+    for (const [name, pass] of [
+      ["store.upsertPod", () => { for (const p of pods) store.upsertPod(p); }],
+      ["store.upsertPodJson", (() => { const texts = pods.map((p) => JSON.stringify(p)); return () => { for (const t of texts) store.upsertPodJson(t); }; })()],
+    ]) {
+      const perPod = `${name}/${label(n)} (per pod)`;
+      if (!wanted(perPod)) continue;
+      const r = measure(pass, { runs: 10, warmup: 1 });
+      const scale = (v) => v / pods.length;
+      const one = { ...r, median: scale(r.median), p10: scale(r.p10), p90: scale(r.p90) };
+      results[perPod] = one.median;
+      log(line(perPod, one));
+    }
+  }
+  store.free();
+}
+
+if (json) console.log(JSON.stringify(results, null, 2));
