@@ -42,6 +42,29 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
   apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null
 fi
 
+# Debian's kubectl (kubernetes-client, 1.20) for the kubectl session against the dev server.
+# Where another package already owns /usr/bin/kubectl (e.g. the Google Cloud SDK's), the
+# two cannot both be installed: Debian's package is then unpacked under target/ instead.
+KUBECTL_UNPACKED=target/kubernetes-client
+if ! dpkg-query -W -f='${Status}' kubernetes-client 2>/dev/null | grep -q "install ok installed" \
+  && [ ! -x "${KUBECTL_UNPACKED}/usr/bin/kubectl" ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  owner=$(dpkg -S /usr/bin/kubectl 2>/dev/null | cut -d: -f1 || true)
+  if [ -z "${owner}" ]; then
+    say "installing Debian's kubernetes-client (kubectl 1.20)"
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends kubernetes-client >/dev/null
+  else
+    say "unpacking Debian's kubernetes-client under ${KUBECTL_UNPACKED} (/usr/bin/kubectl belongs to ${owner})"
+    apt-get update -qq
+    tmp=$(mktemp -d) && chmod 755 "${tmp}"  # apt downloads as _apt
+    (cd "${tmp}" && apt-get download -qq kubernetes-client >/dev/null)
+    mkdir -p "${KUBECTL_UNPACKED}"
+    dpkg-deb -x "${tmp}"/kubernetes-client_*.deb "${KUBECTL_UNPACKED}"
+    rm -rf "${tmp}"
+  fi
+fi
+
 # Node packages (TypeScript, binaryen's wasm-opt, client-node, playwright-core).
 if [ -f package-lock.json ]; then
   if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then

@@ -18,6 +18,10 @@ commands:
             and which pods a scale-down would delete first, and why
   plan      the raw plan of one sync input, as JSON
   conform   judge the engine against the conformance vectors in a directory
+  operator  run the ReplicaSet controller on a cluster (or the dev server), every decision
+            the engine's
+  dev-server  an in-memory Kubernetes API server for the operator and kubectl, with
+            fault injection and a fake kubelet
 
 options:
   -h, --help      this help (or \`replicore <command> --help\`)
@@ -28,9 +32,11 @@ examples:
   replicore explain -f cluster.json --rs web-7d9f8b6c5d --now 2026-11-21T05:00:00Z --json
   replicore plan -f sync-input.json --config config.json
   replicore conform tests/conformance/vectors
+  replicore dev-server --port 8001 --kubelet --kubeconfig-out dev.kubeconfig
+  replicore operator --kubeconfig dev.kubeconfig --workers 5
 `;
 
-function run(args: string[]): number {
+function run(args: string[]): number | Promise<number> {
   const [command, ...rest] = args;
   switch (command) {
     case "explain":
@@ -41,6 +47,11 @@ function run(args: string[]): number {
       return 0;
     case "conform":
       return conformCommand(rest);
+    // Loaded on demand: the operator pulls in @kubernetes/client-node.
+    case "dev-server":
+      return import("./devserver/command.js").then((m) => m.devServerCommand(rest));
+    case "operator":
+      return import("./operator/command.js").then((m) => m.operatorCommand(rest));
     case "-h":
     case "--help":
     case "help":
@@ -59,11 +70,8 @@ function run(args: string[]): number {
   }
 }
 
-function main(args: string[]): number {
-  try {
-    return run(args);
-  } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
+function report(e: unknown): number {
+  const message = e instanceof Error ? e.message : String(e);
     // One line: the message's first line (engine and CLI messages have only one).
     const line = message.split("\n")[0] ?? message;
     if (e instanceof CliError) {
@@ -73,7 +81,21 @@ function main(args: string[]): number {
     const code = (e as { code?: unknown } | null)?.code;
     process.stderr.write(`replicore: ${typeof code === "string" ? "" : "internal error: "}${line}\n`);
     return 1;
+}
+
+async function main(args: string[]): Promise<number> {
+  try {
+    return await run(args);
+  } catch (e) {
+    return report(e);
   }
 }
 
-process.exitCode = main(process.argv.slice(2));
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    process.exitCode = report(e);
+  },
+);

@@ -8,12 +8,13 @@ import { usageError } from "./io.js";
 export interface OptionSpec {
   type: "string" | "boolean";
   short?: string;
+  multiple?: boolean;
 }
 
 export type Options = Record<string, OptionSpec>;
 
 export interface Parsed {
-  values: Record<string, string | boolean | undefined>;
+  values: Record<string, string | boolean | string[] | undefined>;
   positionals: string[];
 }
 

@@ -1,0 +1,126 @@
+// `replicore dev-server`: runs the fake API server until SIGINT/SIGTERM.
+
+import { writeFileSync } from "node:fs";
+import { parseCommandArgs, stringValue } from "../cli/args.js";
+import { emit, usageError } from "../cli/io.js";
+import { parseFailSpec, type FaultRule } from "./faults.js";
+import { DEFAULT_KUBELET, type KubeletOptions } from "./kubelet.js";
+import { DevServer } from "./server.js";
+
+export const DEV_SERVER_USAGE = `usage: replicore dev-server [--port P] [--kubelet] [options]
+
+An in-memory Kubernetes API server for the operator and kubectl (no cluster needed).
+
+options:
+  --port P                  listen on port P (default 8001; 0 = any free port)
+  --host H                  listen address (default 127.0.0.1)
+  --kubeconfig-out FILE     write a kubeconfig for kubectl and the operator to FILE
+  --kubelet                 schedule, run and make ready every created pod
+  --schedule-delay MS       with --kubelet: delay before a pod is scheduled (default 0)
+  --run-delay MS            with --kubelet: then before it runs (default 0)
+  --ready-delay MS          with --kubelet: then before it is ready (default 0)
+  --nodes N                 with --kubelet: fake nodes to schedule to (default 3)
+  --watch-window N          watch events kept per resource; older versions get 410 Gone
+                            (default 10000)
+faults (also at runtime through /_replicore/faults, see the README):
+  --latency MS              delay every API request
+  --pod-quota N             403 Forbidden (exceeded quota) on pod creates once N pods exist
+  --fail SPEC               fail requests: verb:resource[/sub]:status[:times[:after]],
+                            e.g. create:pods:500:3, update:replicasets/status:409:1 (repeatable)
+  --drop-watches-every MS   end every open watch connection every MS milliseconds
+  --log-requests            one JSON line per request on stderr
+`;
+
+function num(p: ReturnType<typeof parseCommandArgs>, name: string, dflt: number): number {
+  const v = stringValue(p, name);
+  if (v === undefined) return dflt;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0 || !Number.isInteger(n)) throw usageError(`--${name}: expected a whole number >= 0, got '${v}'`, "dev-server");
+  return n;
+}
+
+export async function devServerCommand(args: string[]): Promise<number> {
+  const p = parseCommandArgs("dev-server", args, {
+    port: { type: "string" },
+    host: { type: "string" },
+    "kubeconfig-out": { type: "string" },
+    kubelet: { type: "boolean" },
+    "schedule-delay": { type: "string" },
+    "run-delay": { type: "string" },
+    "ready-delay": { type: "string" },
+    nodes: { type: "string" },
+    "watch-window": { type: "string" },
+    latency: { type: "string" },
+    "pod-quota": { type: "string" },
+    fail: { type: "string", multiple: true },
+    "drop-watches-every": { type: "string" },
+    "log-requests": { type: "boolean" },
+  });
+  if (p.values["help"]) {
+    emit(DEV_SERVER_USAGE);
+    return 0;
+  }
+  const kubelet: KubeletOptions | null = p.values["kubelet"]
+    ? {
+        scheduleDelayMs: num(p, "schedule-delay", DEFAULT_KUBELET.scheduleDelayMs),
+        runDelayMs: num(p, "run-delay", DEFAULT_KUBELET.runDelayMs),
+        readyDelayMs: num(p, "ready-delay", DEFAULT_KUBELET.readyDelayMs),
+        nodes: Math.max(1, num(p, "nodes", DEFAULT_KUBELET.nodes)),
+      }
+    : null;
+  const rules: FaultRule[] = [];
+  const fails = (p.values["fail"] as string[] | undefined) ?? [];
+  for (const spec of fails) {
+    try {
+      rules.push(parseFailSpec(spec));
+    } catch (e) {
+      throw usageError((e as Error).message, "dev-server");
+    }
+  }
+  const server = new DevServer({
+    port: num(p, "port", 8001),
+    host: stringValue(p, "host") ?? "127.0.0.1",
+    watchWindow: Math.max(1, num(p, "watch-window", 10000)),
+    kubelet,
+    logRequests: p.values["log-requests"] === true,
+  });
+  const quota = stringValue(p, "pod-quota");
+  server.faults.set({ rules, latencyMs: num(p, "latency", 0), ...(quota !== undefined ? { podQuota: { limit: num(p, "pod-quota", 0) } } : {}) });
+  const url = await server.listen();
+  const kubeconfig = stringValue(p, "kubeconfig-out");
+  if (kubeconfig) writeFileSync(kubeconfig, kubeconfigFor(url));
+  const dropEvery = num(p, "drop-watches-every", 0);
+  const dropper = dropEvery > 0 ? setInterval(() => server.dropWatches("reset"), dropEvery) : undefined;
+  process.stdout.write(`${JSON.stringify({ msg: "dev-server listening", url, kubelet: kubelet !== null })}\n`);
+  await new Promise<void>((resolve) => {
+    const stop = (): void => resolve();
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+  if (dropper) clearInterval(dropper);
+  await server.close();
+  return 0;
+}
+
+/** A kubeconfig whose current context talks to the dev server without credentials. */
+export function kubeconfigFor(url: string): string {
+  return `apiVersion: v1
+kind: Config
+clusters:
+- name: replicore-dev
+  cluster:
+    server: ${url}
+    # client-node refuses plain http unless this is set; the dev server has no TLS.
+    insecure-skip-tls-verify: true
+users:
+- name: replicore-dev
+  user: {}
+contexts:
+- name: replicore-dev
+  context:
+    cluster: replicore-dev
+    user: replicore-dev
+    namespace: default
+current-context: replicore-dev
+`;
+}

@@ -1,0 +1,127 @@
+// The resources the fake API server serves, and the discovery documents kubectl and
+// client-node read (/api, /apis, /api/v1, /apis/<group>/<version>).
+
+export interface ResourceType {
+  group: string; // "" for the core group
+  version: string;
+  plural: string;
+  singular: string;
+  kind: string;
+  namespaced: boolean;
+  shortNames?: string[];
+  /** Has a status subresource (PUT/PATCH …/status). */
+  status?: boolean;
+  /** Has a scale subresource at `spec.replicas` (autoscaling/v1 Scale). */
+  scale?: boolean;
+  /** Bumps metadata.generation on spec changes (every kind but pods, events, leases). */
+  generation?: boolean;
+}
+
+export const RESOURCES: ResourceType[] = [
+  { group: "", version: "v1", plural: "pods", singular: "pod", kind: "Pod", namespaced: true, shortNames: ["po"], status: true },
+  { group: "", version: "v1", plural: "events", singular: "event", kind: "Event", namespaced: true, shortNames: ["ev"] },
+  { group: "", version: "v1", plural: "namespaces", singular: "namespace", kind: "Namespace", namespaced: false, shortNames: ["ns"] },
+  {
+    group: "apps",
+    version: "v1",
+    plural: "replicasets",
+    singular: "replicaset",
+    kind: "ReplicaSet",
+    namespaced: true,
+    shortNames: ["rs"],
+    status: true,
+    scale: true,
+    generation: true,
+  },
+  { group: "coordination.k8s.io", version: "v1", plural: "leases", singular: "lease", kind: "Lease", namespaced: true },
+  { group: "events.k8s.io", version: "v1", plural: "events", singular: "event", kind: "Event", namespaced: true, shortNames: ["ev"] },
+  {
+    group: "replicore.dev",
+    version: "v1alpha1",
+    plural: "replicapools",
+    singular: "replicapool",
+    kind: "ReplicaPool",
+    namespaced: true,
+    shortNames: ["rp"],
+    status: true,
+    scale: true,
+    generation: true,
+  },
+];
+
+export function apiVersionOf(r: ResourceType): string {
+  return r.group === "" ? r.version : `${r.group}/${r.version}`;
+}
+
+export function findResource(group: string, version: string, plural: string): ResourceType | undefined {
+  return RESOURCES.find((r) => r.group === group && r.version === version && r.plural === plural);
+}
+
+/** Where a resource's objects live in the store (events of both groups are separate). */
+export function storeKey(r: ResourceType): string {
+  return `${r.group}/${r.plural}`;
+}
+
+const VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
+
+function resourceList(group: string, version: string): object {
+  const resources: object[] = [];
+  for (const r of RESOURCES.filter((x) => x.group === group && x.version === version)) {
+    resources.push({
+      name: r.plural,
+      singularName: r.singular,
+      namespaced: r.namespaced,
+      kind: r.kind,
+      verbs: VERBS,
+      ...(r.shortNames ? { shortNames: r.shortNames } : {}),
+      ...(r.kind === "Pod" || r.kind === "ReplicaSet" || r.kind === "ReplicaPool" ? { categories: ["all"] } : {}),
+    });
+    if (r.status) resources.push({ name: `${r.plural}/status`, singularName: "", namespaced: r.namespaced, kind: r.kind, verbs: ["get", "patch", "update"] });
+    if (r.scale) {
+      resources.push({
+        name: `${r.plural}/scale`,
+        singularName: "",
+        namespaced: r.namespaced,
+        group: "autoscaling",
+        version: "v1",
+        kind: "Scale",
+        verbs: ["get", "patch", "update"],
+      });
+    }
+  }
+  return { kind: "APIResourceList", apiVersion: "v1", groupVersion: group === "" ? version : `${group}/${version}`, resources };
+}
+
+/** The discovery document at `path`, or undefined when `path` is not a discovery path. */
+export function discovery(path: string, serverAddress: string): object | undefined {
+  if (path === "/version") {
+    return {
+      major: "1",
+      minor: "36",
+      gitVersion: "v1.36.2-replicore-dev",
+      gitCommit: "0000000000000000000000000000000000000000",
+      gitTreeState: "clean",
+      buildDate: "2026-11-21T00:00:00Z",
+      goVersion: "go1.24",
+      compiler: "gc",
+      platform: "linux/amd64",
+    };
+  }
+  if (path === "/api") {
+    return { kind: "APIVersions", versions: ["v1"], serverAddressByClientCIDRs: [{ clientCIDR: "0.0.0.0/0", serverAddress }] };
+  }
+  if (path === "/api/v1") return resourceList("", "v1");
+  const groups = [...new Set(RESOURCES.filter((r) => r.group !== "").map((r) => r.group))];
+  const groupDoc = (g: string): object => {
+    const versions = [...new Set(RESOURCES.filter((r) => r.group === g).map((r) => r.version))].map((v) => ({ groupVersion: `${g}/${v}`, version: v }));
+    return { kind: "APIGroup", apiVersion: "v1", name: g, versions, preferredVersion: versions[0] };
+  };
+  if (path === "/apis") return { kind: "APIGroupList", apiVersion: "v1", groups: groups.map(groupDoc) };
+  const m = /^\/apis\/([^/]+)(?:\/([^/]+))?$/.exec(path);
+  if (m && groups.includes(m[1] as string)) {
+    const g = m[1] as string;
+    if (m[2] === undefined) return groupDoc(g);
+    if (RESOURCES.some((r) => r.group === g && r.version === m[2])) return resourceList(g, m[2]);
+  }
+  return undefined;
+}

@@ -1,0 +1,787 @@
+// The fake Kubernetes API server: an in-memory HTTP server with the REST subset the
+// operator and kubectl use. See README ("The dev server") for the routes and the
+// control endpoints under /_replicore/.
+
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { FaultState, reasonFor, type FaultRule, type RequestInfo } from "./faults.js";
+import { Kubelet, type KubeletOptions } from "./kubelet.js";
+import {
+  jsonPatch,
+  labelsMatch,
+  mergePatch,
+  parseFieldSelector,
+  parseLabelSelector,
+  PatchError,
+  strategicMergePatch,
+  type Json,
+  type JsonObject,
+} from "./patch.js";
+import { apiVersionOf, discovery, findResource, RESOURCES, storeKey, type ResourceType } from "./resources.js";
+import { meta, Store, type WatchEventRecord, type Watcher } from "./store.js";
+
+export interface DevServerOptions {
+  port?: number;
+  host?: string;
+  /** Watch events kept per resource for resuming (older versions get 410 Gone). */
+  watchWindow?: number;
+  kubelet?: KubeletOptions | null;
+  /** Print one JSON line per request on stderr. */
+  logRequests?: boolean;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly reason = reasonFor(status),
+    readonly details?: object,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+function statusBody(status: number, message: string, reason: string, details?: object): object {
+  return { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message, reason, ...(details ? { details } : {}), code: status };
+}
+
+function now(): string {
+  return new Date().toISOString().replace(/\.\d+Z$/, "Z");
+}
+
+const NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789";
+function suffix(): string {
+  let s = "";
+  for (let i = 0; i < 5; i++) s += NAME_CHARS[Math.floor(Math.random() * NAME_CHARS.length)];
+  return s;
+}
+
+function isObject(v: unknown): v is JsonObject {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+interface Route {
+  type: ResourceType;
+  namespace?: string;
+  name?: string;
+  subresource?: string;
+}
+
+export interface Stats {
+  requests: Record<string, number>;
+  podCreates: { ok: number; failed: number; maxInFlight: number };
+  watches: { open: number; opened: number; dropped: number };
+}
+
+export class DevServer {
+  readonly store: Store;
+  readonly faults = new FaultState();
+  readonly stats: Stats = { requests: {}, podCreates: { ok: 0, failed: 0, maxInFlight: 0 }, watches: { open: 0, opened: 0, dropped: 0 } };
+  private podCreatesInFlight = 0;
+  /** Requests being handled (watches included), for debugging. */
+  readonly inFlight = new Map<IncomingMessage, string>();
+  private readonly server: Server;
+  private readonly kubelet: Kubelet | undefined;
+  private readonly openWatches = new Set<{ res: ServerResponse; watcher: Watcher }>();
+  private address = "127.0.0.1:0";
+
+  constructor(private readonly options: DevServerOptions = {}) {
+    this.store = new Store(options.watchWindow ?? 10000);
+    this.kubelet = options.kubelet ? new Kubelet(this.store, options.kubelet, (p) => this.putPod(p)) : undefined;
+    this.server = createServer((req, res) => {
+      const id = `${req.method} ${req.url}`;
+      this.inFlight.set(req, id);
+      res.on("close", () => this.inFlight.delete(req));
+      this.handle(req, res).catch((e: unknown) => {
+        const err = e instanceof HttpError ? e : new HttpError(500, e instanceof Error ? e.message : String(e));
+        this.fail(res, err);
+      });
+    });
+    this.server.keepAliveTimeout = 60_000;
+  }
+
+  async listen(): Promise<string> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once("error", reject);
+      this.server.listen(this.options.port ?? 0, this.options.host ?? "127.0.0.1", () => resolve());
+    });
+    const a = this.server.address() as AddressInfo;
+    this.address = `${a.address}:${a.port}`;
+    return `http://${this.address}`;
+  }
+
+  async close(): Promise<void> {
+    this.kubelet?.stop();
+    this.dropWatches("close");
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Ends every open watch: `reset` destroys the connection, `close` ends the response cleanly. */
+  dropWatches(mode: "reset" | "close"): number {
+    const n = this.openWatches.size;
+    for (const w of [...this.openWatches]) {
+      this.store.watchers.delete(w.watcher);
+      this.openWatches.delete(w);
+      if (mode === "reset") w.res.destroy();
+      else w.res.end();
+    }
+    this.stats.watches.dropped += n;
+    this.stats.watches.open = 0;
+    return n;
+  }
+
+  // -------------------------------------------------------------------------------------
+
+  private count(key: string): void {
+    this.stats.requests[key] = (this.stats.requests[key] ?? 0) + 1;
+  }
+
+  private send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    const text = JSON.stringify(body);
+    res.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text), ...headers });
+    res.end(text);
+  }
+
+  private fail(res: ServerResponse, e: HttpError): void {
+    this.send(res, e.status, statusBody(e.status, e.message, e.reason, e.details), e.headers);
+  }
+
+  private async body(req: IncomingMessage): Promise<Json> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const text = Buffer.concat(chunks).toString("utf8");
+    if (text.trim() === "") return null;
+    try {
+      return JSON.parse(text) as Json;
+    } catch (e) {
+      throw new HttpError(400, `the request body is not valid JSON: ${(e as Error).message}`);
+    }
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://x");
+    const path = url.pathname.replace(/\/+$/, "") || "/";
+    const method = req.method ?? "GET";
+    if (this.options.logRequests) process.stderr.write(`${JSON.stringify({ msg: "request", method, url: req.url })}\n`);
+
+    if (path.startsWith("/_replicore/")) return this.control(req, res, path);
+    if (path === "/healthz" || path === "/readyz" || path === "/livez") {
+      res.writeHead(200, { "Content-Type": "text/plain" });
+      res.end("ok");
+      return;
+    }
+    if (path === "/openapi/v2" && method === "GET") {
+      // kubectl's client-side validation reads the OpenAPI v2 document (protobuf). An empty
+      // one (swagger "2.0", no definitions) makes it skip validation for every kind.
+      const doc = Buffer.from([0x0a, 0x03, 0x32, 0x2e, 0x30]);
+      res.writeHead(200, { "Content-Type": "application/octet-stream", "Content-Length": doc.length });
+      res.end(doc);
+      return;
+    }
+    const doc = method === "GET" ? discovery(path, this.address) : undefined;
+    if (doc) return this.send(res, 200, doc);
+
+    const route = this.route(path);
+    if (!route) throw new HttpError(404, `the server could not find the requested resource (${method} ${path})`);
+    const watch = url.searchParams.get("watch");
+    const isWatch = watch === "1" || watch === "true";
+    const verb =
+      method === "GET"
+        ? route.name === undefined
+          ? isWatch
+            ? "watch"
+            : "list"
+          : "get"
+        : method === "POST"
+          ? "create"
+          : method === "PUT"
+            ? "update"
+            : method === "PATCH"
+              ? "patch"
+              : method === "DELETE"
+                ? route.name === undefined
+                  ? "deletecollection"
+                  : "delete"
+                : "unknown";
+    const info: RequestInfo = { verb, resource: route.type.plural, ...(route.subresource ? { subresource: route.subresource } : {}) };
+    if (route.namespace !== undefined) info.namespace = route.namespace;
+    if (route.name !== undefined) info.name = route.name;
+    this.count(`${verb} ${route.type.plural}${route.subresource ? `/${route.subresource}` : ""}`);
+
+    const podCreate = verb === "create" && route.type.kind === "Pod";
+    if (podCreate) {
+      this.podCreatesInFlight++;
+      this.stats.podCreates.maxInFlight = Math.max(this.stats.podCreates.maxInFlight, this.podCreatesInFlight);
+    }
+    try {
+      if (this.faults.latencyMs > 0) await new Promise((r) => setTimeout(r, this.faults.latencyMs));
+    } finally {
+      if (podCreate) this.podCreatesInFlight--;
+    }
+    const rule = this.faults.match(info);
+    if (rule) {
+      if (podCreate) this.stats.podCreates.failed++;
+      throw ruleError(rule, info);
+    }
+
+    const body = method === "POST" || method === "PUT" || method === "PATCH" || method === "DELETE" ? await this.body(req) : null;
+    switch (verb) {
+      case "list":
+        return this.list(req, res, route, url);
+      case "watch":
+        return this.watch(res, route, url);
+      case "get":
+        return this.send(res, 200, this.getView(route, req));
+      case "create":
+        return this.send(res, 201, this.create(route, body));
+      case "update":
+        return this.send(res, 200, this.update(route, body));
+      case "patch":
+        return this.send(res, 200, this.patch(route, body, (req.headers["content-type"] ?? "").split(";")[0]?.trim() ?? ""));
+      case "delete":
+        return this.send(res, 200, this.delete(route, body));
+      case "deletecollection":
+        return this.send(res, 200, this.deleteCollection(route, url));
+      default:
+        throw new HttpError(405, `method ${method} is not allowed`, "MethodNotAllowed");
+    }
+  }
+
+  private route(path: string): Route | undefined {
+    const parts = path.split("/").filter((p) => p !== "").map(decodeURIComponent);
+    let group: string;
+    let version: string;
+    let rest: string[];
+    if (parts[0] === "api" && parts.length >= 3) {
+      group = "";
+      version = parts[1] as string;
+      rest = parts.slice(2);
+    } else if (parts[0] === "apis" && parts.length >= 4) {
+      group = parts[1] as string;
+      version = parts[2] as string;
+      rest = parts.slice(3);
+    } else return undefined;
+    let namespace: string | undefined;
+    if (rest[0] === "namespaces" && rest.length >= 3) {
+      namespace = rest[1];
+      rest = rest.slice(2);
+    }
+    const type = findResource(group, version, rest[0] as string);
+    if (!type) {
+      // GET /api/v1/namespaces/<name>: any namespace exists.
+      if (group === "" && rest.length === 0 && namespace !== undefined) {
+        const ns = findResource("", "v1", "namespaces") as ResourceType;
+        return { type: ns, name: namespace };
+      }
+      return undefined;
+    }
+    if (type.namespaced !== (namespace !== undefined) && rest.length > 1) return undefined;
+    const r: Route = { type };
+    if (namespace !== undefined) r.namespace = namespace;
+    if (rest[1] !== undefined) r.name = rest[1];
+    if (rest[2] !== undefined) {
+      if (!(rest[2] === "status" && type.status) && !(rest[2] === "scale" && type.scale)) return undefined;
+      r.subresource = rest[2];
+    }
+    if (rest.length > 3) return undefined;
+    return r;
+  }
+
+  private notFound(route: Route): HttpError {
+    const gr = route.type.group ? `${route.type.plural}.${route.type.group}` : route.type.plural;
+    return new HttpError(404, `${gr} "${route.name}" not found`, "NotFound", { name: route.name, group: route.type.group, kind: route.type.plural });
+  }
+
+  private conflict(route: Route, message = "the object has been modified; please apply your changes to the latest version and try again"): HttpError {
+    const gr = route.type.group ? `${route.type.plural}.${route.type.group}` : route.type.plural;
+    return new HttpError(409, `Operation cannot be fulfilled on ${gr} "${route.name}": ${message}`, "Conflict", {
+      name: route.name,
+      group: route.type.group,
+      kind: route.type.plural,
+    });
+  }
+
+  private stored(route: Route): JsonObject {
+    if (route.type.kind === "Namespace") {
+      return { kind: "Namespace", apiVersion: "v1", metadata: { name: route.name as string, uid: `ns-${route.name}`, resourceVersion: "1" }, spec: {}, status: { phase: "Active" } };
+    }
+    const o = this.store.get(storeKey(route.type), route.namespace, route.name as string);
+    if (!o) throw this.notFound(route);
+    return o;
+  }
+
+  private getView(route: Route, req: IncomingMessage): object {
+    const o = this.stored(route);
+    if (route.subresource === "scale") return scaleOf(o);
+    if (wantsTable(req)) return table(route.type, [o], String(this.store.currentRv()));
+    return o;
+  }
+
+  // -- list and watch -------------------------------------------------------------------
+
+  private filter(url: URL): (o: JsonObject) => boolean {
+    let labels: ReturnType<typeof parseLabelSelector>;
+    let fields: ReturnType<typeof parseFieldSelector>;
+    try {
+      labels = parseLabelSelector(url.searchParams.get("labelSelector") ?? "");
+      fields = parseFieldSelector(url.searchParams.get("fieldSelector") ?? "");
+    } catch (e) {
+      throw new HttpError(400, (e as Error).message);
+    }
+    return (o) => labelsMatch(labels, meta(o)["labels"] as Record<string, string> | undefined) && fields.every((f) => f(o));
+  }
+
+  private list(req: IncomingMessage, res: ServerResponse, route: Route, url: URL): void {
+    const keep = this.filter(url);
+    const rv = String(this.store.currentRv());
+    let items: JsonObject[];
+    if (route.type.kind === "Namespace") {
+      const names = new Set<string>(["default"]);
+      for (const [, o] of this.store.all()) if (typeof meta(o)["namespace"] === "string") names.add(meta(o)["namespace"] as string);
+      items = [...names].map((n) => this.stored({ type: route.type, name: n }));
+    } else {
+      items = this.store.list(storeKey(route.type), route.namespace).filter(keep);
+    }
+    items.sort((a, b) => String(meta(a)["namespace"] ?? "").localeCompare(String(meta(b)["namespace"] ?? "")) || String(meta(a)["name"]).localeCompare(String(meta(b)["name"])));
+    if (wantsTable(req)) return this.send(res, 200, table(route.type, items, rv));
+    this.send(res, 200, { kind: `${route.type.kind}List`, apiVersion: apiVersionOf(route.type), metadata: { resourceVersion: rv }, items });
+  }
+
+  private watch(res: ServerResponse, route: Route, url: URL): void {
+    const keep = this.filter(url);
+    const resource = storeKey(route.type);
+    const rvParam = url.searchParams.get("resourceVersion") ?? "";
+    const fromRv = rvParam === "" || rvParam === "0" ? undefined : Number(rvParam);
+    if (fromRv !== undefined && !Number.isInteger(fromRv)) throw new HttpError(400, `resourceVersion: invalid value ${JSON.stringify(rvParam)}`);
+    res.writeHead(200, { "Content-Type": "application/json", "Transfer-Encoding": "chunked", "Cache-Control": "no-cache" });
+    res.flushHeaders();
+    const write = (type: string, object: object): void => {
+      res.write(`${JSON.stringify({ type, object })}\n`);
+    };
+    const deliver = (e: WatchEventRecord): void => {
+      if (route.namespace !== undefined && meta(e.object)["namespace"] !== route.namespace) return;
+      const now = keep(e.object);
+      if (e.type === "MODIFIED") {
+        const before = e.old ? keep(e.old) : now;
+        if (now && before) write("MODIFIED", e.object);
+        else if (now) write("ADDED", e.object);
+        else if (before) write("DELETED", e.object);
+      } else if (now) write(e.type, e.object);
+    };
+    if (fromRv === undefined) {
+      for (const o of this.store.list(resource, route.namespace)) if (keep(o)) write("ADDED", o);
+    } else {
+      const backlog = this.store.since(resource, fromRv);
+      if (backlog === undefined) {
+        write("ERROR", statusBody(410, `too old resource version: ${fromRv} (${this.store.currentRv()})`, "Expired"));
+        res.end();
+        return;
+      }
+      for (const e of backlog) deliver(e);
+    }
+    const entry = {
+      res,
+      watcher: {
+        resource,
+        ...(route.namespace !== undefined ? { namespace: route.namespace } : {}),
+        send: deliver,
+        close: () => res.end(),
+      } as Watcher,
+    };
+    this.store.watchers.add(entry.watcher);
+    this.openWatches.add(entry);
+    this.stats.watches.open = this.openWatches.size;
+    this.stats.watches.opened++;
+    const done = (): void => {
+      this.store.watchers.delete(entry.watcher);
+      this.openWatches.delete(entry);
+      this.stats.watches.open = this.openWatches.size;
+    };
+    res.on("close", done);
+    const timeout = Number(url.searchParams.get("timeoutSeconds") ?? "0");
+    if (timeout > 0) {
+      const t = setTimeout(() => {
+        done();
+        res.end();
+      }, timeout * 1000);
+      t.unref();
+      res.on("close", () => clearTimeout(t));
+    }
+  }
+
+  // -- writes ---------------------------------------------------------------------------
+
+  private checkKind(route: Route, o: JsonObject): void {
+    const kind = o["kind"];
+    const apiVersion = o["apiVersion"];
+    const want = route.subresource === "scale" ? "Scale" : route.type.kind;
+    if (kind !== undefined && kind !== want) throw new HttpError(400, `the body's kind ${JSON.stringify(kind)} does not match the resource (${want})`);
+    if (route.subresource !== "scale" && apiVersion !== undefined && apiVersion !== apiVersionOf(route.type)) {
+      throw new HttpError(400, `the body's apiVersion ${JSON.stringify(apiVersion)} does not match the resource (${apiVersionOf(route.type)})`);
+    }
+  }
+
+  private create(route: Route, body: Json): JsonObject {
+    if (route.name !== undefined || route.subresource !== undefined) throw new HttpError(405, "create is only allowed on a collection", "MethodNotAllowed");
+    if (route.type.kind === "Namespace") {
+      return this.stored({ type: route.type, name: String(meta(isObject(body) ? body : {})["name"] ?? "default") });
+    }
+    if (!isObject(body)) throw new HttpError(400, "the request body must be a JSON object");
+    this.checkKind(route, body);
+    const o = structuredClone(body);
+    const m = meta(o);
+    if (route.namespace !== undefined && m["namespace"] !== undefined && m["namespace"] !== route.namespace) {
+      throw new HttpError(400, `the namespace of the provided object (${String(m["namespace"])}) does not match the namespace sent on the request (${route.namespace})`);
+    }
+    if (typeof m["name"] !== "string" || m["name"] === "") {
+      if (typeof m["generateName"] !== "string" || m["generateName"] === "") {
+        throw new HttpError(422, `${route.type.kind} is invalid: metadata.name: Required value: name or generateName is required`, "Invalid");
+      }
+      m["name"] = `${m["generateName"]}${suffix()}`;
+    }
+    const name = m["name"] as string;
+    if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(name) || name.length > 253) {
+      throw new HttpError(422, `${route.type.kind} "${name}" is invalid: metadata.name: Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.'`, "Invalid");
+    }
+    const r: Route = { ...route, name };
+    if (this.store.get(storeKey(route.type), route.namespace, name)) {
+      const gr = route.type.group ? `${route.type.plural}.${route.type.group}` : route.type.plural;
+      throw new HttpError(409, `${gr} "${name}" already exists`, "AlreadyExists", { name, group: route.type.group, kind: route.type.plural });
+    }
+    if (route.namespace !== undefined) m["namespace"] = route.namespace;
+    m["uid"] = this.store.newUid();
+    m["creationTimestamp"] = now();
+    delete m["resourceVersion"];
+    delete m["deletionTimestamp"];
+    if (route.type.generation) m["generation"] = 1;
+    o["metadata"] = m;
+    o["kind"] = route.type.kind;
+    o["apiVersion"] = apiVersionOf(route.type);
+    if (route.type.kind === "Pod") {
+      const q = this.faults.podQuota;
+      if (q && (q.namespace === undefined || q.namespace === route.namespace)) {
+        const used = this.store.list(storeKey(route.type), q.namespace).length;
+        if (used >= q.limit) {
+          this.stats.podCreates.failed++;
+          throw new HttpError(403, `pods "${name}" is forbidden: exceeded quota: pod-quota, requested: pods=1, used: pods=${used}, limited: pods=${q.limit}`, "Forbidden", {
+            name,
+            kind: "pods",
+          });
+        }
+      }
+      o["spec"] = isObject(o["spec"]) ? o["spec"] : {};
+      o["status"] = { phase: "Pending", qosClass: "BestEffort" };
+      this.stats.podCreates.ok++;
+    } else if (route.type.status) {
+      o["status"] = {};
+    }
+    if (route.type.scale) {
+      const spec = isObject(o["spec"]) ? o["spec"] : {};
+      if (spec["replicas"] === undefined) spec["replicas"] = 1;
+      o["spec"] = spec;
+    }
+    validateOwner(r, o);
+    const out = this.store.put(storeKey(route.type), o, "ADDED");
+    return out;
+  }
+
+  /** Writes a changed pod (the fake kubelet). */
+  private putPod(p: JsonObject): void {
+    const m = meta(p);
+    if (!this.store.get("/pods", m["namespace"] as string, m["name"] as string)) return;
+    this.store.put("/pods", p, "MODIFIED");
+  }
+
+  private commit(route: Route, current: JsonObject, next: JsonObject, expectedRv: Json | undefined, expectedUid?: Json): JsonObject {
+    const cm = meta(current);
+    const nm = meta(next);
+    if (expectedRv !== undefined && expectedRv !== null && expectedRv !== "" && expectedRv !== cm["resourceVersion"]) throw this.conflict(route);
+    if (expectedUid !== undefined && expectedUid !== null && expectedUid !== cm["uid"]) {
+      throw this.conflict(route, `Precondition failed: UID in precondition: ${String(expectedUid)}, UID in object meta: ${String(cm["uid"])}`);
+    }
+    if (nm["name"] !== cm["name"] || (nm["namespace"] ?? undefined) !== (cm["namespace"] ?? undefined)) {
+      throw new HttpError(400, "metadata.name and metadata.namespace cannot be changed");
+    }
+    // Immutable and server-owned fields.
+    nm["uid"] = cm["uid"] ?? null;
+    nm["creationTimestamp"] = cm["creationTimestamp"] ?? null;
+    if (cm["deletionTimestamp"] !== undefined) nm["deletionTimestamp"] = cm["deletionTimestamp"];
+    nm["resourceVersion"] = cm["resourceVersion"] ?? null;
+    next["metadata"] = nm;
+    next["kind"] = current["kind"] as Json;
+    next["apiVersion"] = current["apiVersion"] as Json;
+    if (route.subresource === "status") {
+      // Only the status changes through the status subresource.
+      const merged: JsonObject = { ...structuredClone(current), status: next["status"] ?? {} };
+      next = merged;
+    } else if (route.type.status) {
+      next["status"] = structuredClone(current["status"] ?? {});
+      if (route.type.generation && JSON.stringify(next["spec"]) !== JSON.stringify(current["spec"])) {
+        meta(next)["generation"] = Number(cm["generation"] ?? 1) + 1;
+      }
+    }
+    if (JSON.stringify(next) === JSON.stringify(current)) return current;
+    validateOwner(route, next);
+    return this.store.put(storeKey(route.type), next, "MODIFIED");
+  }
+
+  private update(route: Route, body: Json): object {
+    if (route.name === undefined) throw new HttpError(405, "update needs a name", "MethodNotAllowed");
+    if (!isObject(body)) throw new HttpError(400, "the request body must be a JSON object");
+    this.checkKind(route, body);
+    const current = this.stored(route);
+    if (route.subresource === "scale") return this.setScale(route, current, body);
+    const next = structuredClone(body);
+    return this.commit(route, current, next, meta(body)["resourceVersion"], meta(body)["uid"]);
+  }
+
+  private setScale(route: Route, current: JsonObject, scale: JsonObject): object {
+    const rv = meta(scale)["resourceVersion"];
+    const replicas = isObject(scale["spec"]) ? scale["spec"]["replicas"] : undefined;
+    if (typeof replicas !== "number" || !Number.isInteger(replicas) || replicas < 0) {
+      throw new HttpError(422, `Scale.autoscaling "${route.name}" is invalid: spec.replicas: Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`, "Invalid");
+    }
+    const next = structuredClone(current);
+    next["spec"] = { ...(isObject(next["spec"]) ? next["spec"] : {}), replicas };
+    const out = this.commit({ ...route, subresource: undefined } as Route, current, next, rv);
+    return scaleOf(out);
+  }
+
+  private patch(route: Route, body: Json, contentType: string): object {
+    if (route.name === undefined) throw new HttpError(405, "patch needs a name", "MethodNotAllowed");
+    const current = this.stored(route);
+    const base: JsonObject = route.subresource === "scale" ? (scaleOf(current) as JsonObject) : current;
+    let next: Json;
+    try {
+      switch (contentType) {
+        case "application/merge-patch+json":
+          next = mergePatch(structuredClone(base), body);
+          break;
+        case "application/strategic-merge-patch+json":
+          if (route.type.group === "replicore.dev") {
+            throw new HttpError(415, "strategic merge patch is not supported for custom resources; use application/merge-patch+json", "UnsupportedMediaType");
+          }
+          next = strategicMergePatch(structuredClone(base), body);
+          break;
+        case "application/json-patch+json":
+          next = jsonPatch(base, body);
+          break;
+        default:
+          throw new HttpError(415, `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json (got ${JSON.stringify(contentType)})`, "UnsupportedMediaType");
+      }
+    } catch (e) {
+      if (e instanceof PatchError) throw new HttpError(422, e.message, "Invalid");
+      throw e;
+    }
+    if (!isObject(next)) throw new HttpError(422, "the patched object is not an object", "Invalid");
+    const patchMeta = isObject(body) && isObject(body["metadata"]) ? body["metadata"] : {};
+    if (route.subresource === "scale") return this.setScale(route, current, { ...next, metadata: { ...meta(next), resourceVersion: patchMeta["resourceVersion"] ?? null } });
+    // The patch's own metadata.uid / resourceVersion are preconditions.
+    const uid = meta(next)["uid"];
+    return this.commit(route, current, next, patchMeta["resourceVersion"], uid);
+  }
+
+  private delete(route: Route, body: Json): object {
+    if (route.subresource !== undefined) throw new HttpError(405, "delete is not allowed on a subresource", "MethodNotAllowed");
+    const current = this.stored(route);
+    const opts = isObject(body) ? body : {};
+    const pre = isObject(opts["preconditions"]) ? opts["preconditions"] : {};
+    if (pre["uid"] !== undefined && pre["uid"] !== meta(current)["uid"]) {
+      throw this.conflict(route, `Precondition failed: UID in precondition: ${String(pre["uid"])}, UID in object meta: ${String(meta(current)["uid"])}`);
+    }
+    if (pre["resourceVersion"] !== undefined && pre["resourceVersion"] !== meta(current)["resourceVersion"]) throw this.conflict(route);
+    const policy = opts["propagationPolicy"] ?? (opts["orphanDependents"] === true ? "Orphan" : "Background");
+    return this.remove(route.type, current, policy === "Orphan");
+  }
+
+  private remove(type: ResourceType, o: JsonObject, orphan: boolean): JsonObject {
+    const m = meta(o);
+    const gone = this.store.remove(storeKey(type), m["namespace"] as string | undefined, m["name"] as string) ?? o;
+    // The garbage collector: dependents go too (or lose the reference when orphaned).
+    const uid = m["uid"];
+    const dependents: Array<[string, JsonObject]> = [];
+    for (const [resource, d] of this.store.all()) {
+      const refs = meta(d)["ownerReferences"];
+      if (Array.isArray(refs) && refs.some((r) => isObject(r) && r["uid"] === uid)) dependents.push([resource, d]);
+    }
+    for (const [resource, d] of dependents) {
+      const dt = RESOURCES.find((r) => storeKey(r) === resource);
+      if (!dt) continue;
+      if (orphan) {
+        const next = structuredClone(d);
+        meta(next)["ownerReferences"] = (meta(d)["ownerReferences"] as Json[]).filter((r) => !(isObject(r) && r["uid"] === uid));
+        this.store.put(resource, next, "MODIFIED");
+      } else {
+        this.remove(dt, d, false);
+      }
+    }
+    return gone;
+  }
+
+  private deleteCollection(route: Route, url: URL): object {
+    const keep = this.filter(url);
+    const items = this.store.list(storeKey(route.type), route.namespace).filter(keep);
+    for (const o of items) this.remove(route.type, o, false);
+    return { kind: `${route.type.kind}List`, apiVersion: apiVersionOf(route.type), metadata: { resourceVersion: String(this.store.currentRv()) }, items };
+  }
+
+  // -- control endpoints ----------------------------------------------------------------
+
+  private async control(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    const method = req.method ?? "GET";
+    const body = method === "GET" ? null : await this.body(req);
+    const bad = (e: unknown): never => {
+      throw new HttpError(400, e instanceof Error ? e.message : String(e));
+    };
+    if (path === "/_replicore/faults") {
+      if (method === "PUT") {
+        try {
+          this.faults.set((body ?? {}) as never);
+        } catch (e) {
+          bad(e);
+        }
+      } else if (method === "POST") {
+        try {
+          this.faults.add(body as unknown as FaultRule);
+        } catch (e) {
+          bad(e);
+        }
+      } else if (method === "DELETE") this.faults.clear();
+      return this.send(res, 200, this.faults.view());
+    }
+    if (path === "/_replicore/watches/drop" && method === "POST") {
+      const mode = isObject(body) && body["mode"] === "close" ? "close" : "reset";
+      return this.send(res, 200, { dropped: this.dropWatches(mode) });
+    }
+    if (path === "/_replicore/compact" && method === "POST") {
+      this.store.compact();
+      return this.send(res, 200, { resourceVersion: String(this.store.currentRv()) });
+    }
+    if (path === "/_replicore/stats" && method === "GET") return this.send(res, 200, this.stats);
+    const m = /^\/_replicore\/raw\/(core|[a-z0-9.-]+)\/([a-z]+)$/.exec(path);
+    if (m && method === "POST") {
+      // Stores an object as given, without validation or defaulting (e.g. a malformed pod).
+      const type = RESOURCES.find((r) => (r.group || "core") === m[1] && r.plural === m[2]);
+      if (!type || !isObject(body) || typeof meta(body)["name"] !== "string") bad("expected /_replicore/raw/<group|core>/<plural> and an object with metadata.name");
+      const o = structuredClone(body as JsonObject);
+      const existing = this.store.get(storeKey(type as ResourceType), meta(o)["namespace"] as string | undefined, meta(o)["name"] as string);
+      return this.send(res, 201, this.store.put(storeKey(type as ResourceType), o, existing ? "MODIFIED" : "ADDED"));
+    }
+    throw new HttpError(404, `no control endpoint ${method} ${path}`);
+  }
+}
+
+function ruleError(rule: FaultRule, info: RequestInfo): HttpError {
+  const status = rule.status;
+  const reason = rule.reason ?? reasonFor(status);
+  const what = `${info.resource}${info.name ? ` "${info.name}"` : ""}`;
+  const message =
+    rule.message ??
+    (status === 403
+      ? `${what} is forbidden: exceeded quota: injected-quota`
+      : status === 409
+        ? `Operation cannot be fulfilled on ${what}: the object has been modified; please apply your changes to the latest version and try again`
+        : status === 429
+          ? "the server has received too many requests and has asked us to try again later"
+          : `injected fault: ${status} ${reason} on ${info.verb} ${what}`);
+  const headers: Record<string, string> = status === 429 ? { "Retry-After": String(rule.retryAfterSeconds ?? 1) } : {};
+  return new HttpError(status, message, reason, { name: info.name, kind: info.resource }, headers);
+}
+
+function validateOwner(route: Route, o: JsonObject): void {
+  if (!route.type.scale) return;
+  const spec = isObject(o["spec"]) ? o["spec"] : {};
+  const r = spec["replicas"];
+  if (r !== undefined && (typeof r !== "number" || !Number.isInteger(r) || r < 0)) {
+    throw new HttpError(422, `${route.type.kind}.${route.type.group} "${route.name}" is invalid: spec.replicas: Invalid value: ${JSON.stringify(r)}: must be greater than or equal to 0`, "Invalid");
+  }
+}
+
+function selectorString(sel: Json | undefined): string {
+  if (!isObject(sel)) return "";
+  const parts: string[] = [];
+  if (isObject(sel["matchLabels"])) for (const [k, v] of Object.entries(sel["matchLabels"])) parts.push(`${k}=${String(v)}`);
+  if (Array.isArray(sel["matchExpressions"])) {
+    for (const e of sel["matchExpressions"]) {
+      if (!isObject(e)) continue;
+      const vals = Array.isArray(e["values"]) ? e["values"].join(",") : "";
+      const op = String(e["operator"]);
+      if (op === "In") parts.push(`${String(e["key"])} in (${vals})`);
+      else if (op === "NotIn") parts.push(`${String(e["key"])} notin (${vals})`);
+      else if (op === "Exists") parts.push(String(e["key"]));
+      else if (op === "DoesNotExist") parts.push(`!${String(e["key"])}`);
+    }
+  }
+  return parts.join(",");
+}
+
+function scaleOf(o: JsonObject): object {
+  const m = meta(o);
+  const spec = isObject(o["spec"]) ? o["spec"] : {};
+  const status = isObject(o["status"]) ? o["status"] : {};
+  return {
+    kind: "Scale",
+    apiVersion: "autoscaling/v1",
+    metadata: { name: m["name"], namespace: m["namespace"], uid: m["uid"], resourceVersion: m["resourceVersion"], creationTimestamp: m["creationTimestamp"] },
+    spec: { replicas: spec["replicas"] ?? 0 },
+    status: { replicas: status["replicas"] ?? 0, selector: selectorString(spec["selector"]) },
+  };
+}
+
+// -- kubectl's server-side printing ------------------------------------------------------
+
+function wantsTable(req: IncomingMessage): boolean {
+  return /as=Table/.test(String(req.headers["accept"] ?? ""));
+}
+
+function age(ts: Json | undefined): string {
+  if (typeof ts !== "string") return "<unknown>";
+  const s = Math.max(0, Math.floor((Date.now() - Date.parse(ts)) / 1000));
+  if (s < 120) return `${s}s`;
+  if (s < 7200) return `${Math.floor(s / 60)}m`;
+  return `${Math.floor(s / 3600)}h`;
+}
+
+function table(type: ResourceType, items: JsonObject[], rv: string): object {
+  const col = (name: string, t = "string"): object => ({ name, type: t, format: name === "Name" ? "name" : "", description: name, priority: 0 });
+  let columns: object[];
+  let cells: (o: JsonObject) => Json[];
+  if (type.kind === "Pod") {
+    columns = [col("Name"), col("Ready"), col("Status"), col("Restarts", "integer"), col("Age"), { ...col("Node"), priority: 1 }];
+    cells = (o) => {
+      const st = isObject(o["status"]) ? o["status"] : {};
+      const cs = Array.isArray(st["containerStatuses"]) ? st["containerStatuses"].filter(isObject) : [];
+      const spec = isObject(o["spec"]) ? o["spec"] : {};
+      const total = Array.isArray(spec["containers"]) ? spec["containers"].length : cs.length;
+      const ready = cs.filter((c) => c["ready"] === true).length;
+      const restarts = cs.reduce((n, c) => n + (typeof c["restartCount"] === "number" ? c["restartCount"] : 0), 0);
+      return [meta(o)["name"] ?? "", `${ready}/${total}`, st["phase"] ?? "Unknown", restarts, age(meta(o)["creationTimestamp"]), spec["nodeName"] ?? "<none>"];
+    };
+  } else if (type.scale) {
+    columns = [col("Name"), col("Desired", "integer"), col("Current", "integer"), col("Ready", "integer"), col("Age")];
+    cells = (o) => {
+      const spec = isObject(o["spec"]) ? o["spec"] : {};
+      const st = isObject(o["status"]) ? o["status"] : {};
+      return [meta(o)["name"] ?? "", spec["replicas"] ?? 0, st["replicas"] ?? 0, st["readyReplicas"] ?? 0, age(meta(o)["creationTimestamp"])];
+    };
+  } else {
+    columns = [col("Name"), col("Age")];
+    cells = (o) => [meta(o)["name"] ?? "", age(meta(o)["creationTimestamp"])];
+  }
+  return {
+    kind: "Table",
+    apiVersion: "meta.k8s.io/v1",
+    metadata: { resourceVersion: rv },
+    columnDefinitions: columns,
+    rows: items.map((o) => ({
+      cells: cells(o),
+      object: { kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: meta(o) },
+    })),
+  };
+}

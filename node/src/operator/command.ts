@@ -1,0 +1,196 @@
+// `replicore operator`: leader election, then informers and workers until SIGTERM/SIGINT
+// (graceful: in-flight syncs and calls finish, the lease is released) or until the lease
+// is lost (all work stops, exit 1, as kube-controller-manager does).
+
+import { hostname } from "node:os";
+import { randomUUID } from "node:crypto";
+import { parseCommandArgs, stringValue, type Parsed } from "../cli/args.js";
+import { emit, usageError } from "../cli/io.js";
+import { Controller } from "./controller.js";
+import { clients, loadKubeConfig, parseOwner } from "./kube.js";
+import { DEFAULT_LEASE, LeaderElector } from "./leader.js";
+import { makeLogger, type Level } from "./log.js";
+import { Metrics, serveOps } from "./metrics.js";
+
+export const OPERATOR_USAGE = `usage: replicore operator [options]
+
+The ReplicaSet controller, every decision the engine's: watches the owners and their pods,
+adopts and releases, creates in slow-start batches, deletes the engine's ranked victims,
+writes status and events. One replica acts at a time (a coordination.k8s.io/v1 Lease).
+
+connection:
+  --kubeconfig FILE       kubeconfig (default: $KUBECONFIG, ~/.kube/config, or in-cluster)
+  --context NAME          kubeconfig context
+  --server URL            an API server without credentials (the dev server)
+what it manages:
+  --owner G/V/Kind        the owner resource (default apps/v1/ReplicaSet); a ReplicaSet-
+                          shaped custom resource, e.g. replicore.dev/v1alpha1/ReplicaPool
+  --owner-plural NAME     its plural, if not the lowercased kind + "s"
+  --burst-replicas N      creates or deletes per sync (default 500)
+  --workers N             concurrent syncs (default 5)
+leader election:
+  --no-leader-elect       act without a lease (a single replica only)
+  --lease-namespace NS    (default: $POD_NAMESPACE or "default")
+  --lease-name NAME       (default "replicore-operator")
+  --identity ID           (default: hostname_<uuid>)
+  --lease-duration D      (default 15s)
+  --renew-deadline D      (default 10s)
+  --retry-period D        (default 2s)
+operations:
+  --metrics-port P        /metrics, /healthz and /readyz (default 8080; 0 = any free port)
+  --metrics-host H        (default 0.0.0.0)
+  --log-level L           debug, info, warn, error (default info)
+durations: 15s, 500ms, 2m, or a number of milliseconds.
+`;
+
+function duration(p: Parsed, name: string, dflt: number): number {
+  const v = stringValue(p, name);
+  if (v === undefined) return dflt;
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(v);
+  if (!m) throw usageError(`--${name}: expected a duration like 15s, 500ms or 2m, got '${v}'`, "operator");
+  const n = Number(m[1]);
+  return m[2] === "s" ? n * 1000 : m[2] === "m" ? n * 60_000 : n;
+}
+
+function count(p: Parsed, name: string, dflt: number, min = 0): number {
+  const v = stringValue(p, name);
+  if (v === undefined) return dflt;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw usageError(`--${name}: expected a whole number >= ${min}, got '${v}'`, "operator");
+  return n;
+}
+
+export async function operatorCommand(args: string[]): Promise<number> {
+  const p = parseCommandArgs("operator", args, {
+    kubeconfig: { type: "string" },
+    context: { type: "string" },
+    server: { type: "string" },
+    owner: { type: "string" },
+    "owner-plural": { type: "string" },
+    "burst-replicas": { type: "string" },
+    workers: { type: "string" },
+    "no-leader-elect": { type: "boolean" },
+    "lease-namespace": { type: "string" },
+    "lease-name": { type: "string" },
+    identity: { type: "string" },
+    "lease-duration": { type: "string" },
+    "renew-deadline": { type: "string" },
+    "retry-period": { type: "string" },
+    "metrics-port": { type: "string" },
+    "metrics-host": { type: "string" },
+    "log-level": { type: "string" },
+  });
+  if (p.values["help"]) {
+    emit(OPERATOR_USAGE);
+    return 0;
+  }
+  const level = (stringValue(p, "log-level") ?? "info") as Level;
+  if (!["debug", "info", "warn", "error"].includes(level)) throw usageError(`--log-level: expected debug, info, warn or error, got '${level}'`, "operator");
+  let owner;
+  try {
+    owner = parseOwner(stringValue(p, "owner") ?? "apps/v1/ReplicaSet", stringValue(p, "owner-plural"));
+  } catch (e) {
+    throw usageError((e as Error).message, "operator");
+  }
+  const workers = count(p, "workers", 5, 1);
+  const burst = count(p, "burst-replicas", 500, 1);
+  const lease = {
+    leaseDurationMs: duration(p, "lease-duration", DEFAULT_LEASE.leaseDurationMs),
+    renewDeadlineMs: duration(p, "renew-deadline", DEFAULT_LEASE.renewDeadlineMs),
+    retryPeriodMs: duration(p, "retry-period", DEFAULT_LEASE.retryPeriodMs),
+  };
+  const identity = stringValue(p, "identity") ?? `${hostname()}_${randomUUID()}`;
+  const log = makeLogger(level, { identity });
+  const connect: { kubeconfig?: string; server?: string; context?: string } = {};
+  for (const k of ["kubeconfig", "server", "context"] as const) {
+    const v = stringValue(p, k);
+    if (v !== undefined) connect[k] = v;
+  }
+  const kc = loadKubeConfig(connect);
+  const api = clients(kc);
+  const metrics = new Metrics();
+
+  process.on("unhandledRejection", (e) => {
+    metrics.errors.inc({ where: "internal" });
+    log.error("unhandled rejection", { error: e instanceof Error ? e.message : String(e) });
+  });
+
+  const elector = p.values["no-leader-elect"]
+    ? undefined
+    : new LeaderElector(
+        api.custom,
+        {
+          namespace: stringValue(p, "lease-namespace") ?? process.env["POD_NAMESPACE"] ?? "default",
+          name: stringValue(p, "lease-name") ?? "replicore-operator",
+          identity,
+          ...lease,
+        },
+        log,
+      );
+  let running = false;
+  const controller = new Controller({
+    clients: api,
+    owner,
+    workers,
+    config: { burstReplicas: burst, ownerKind: { apiVersion: owner.apiVersion, kind: owner.kind } },
+    log,
+    metrics,
+    mayWrite: () => running && (elector ? elector.isLeader() : true),
+    leaderInfo: () => (elector ? { sinceRenewMs: elector.sinceRenewMs() } : {}),
+    identity,
+  });
+
+  const ops = await serveOps(
+    metrics,
+    count(p, "metrics-port", 8080),
+    stringValue(p, "metrics-host") ?? "0.0.0.0",
+    () => true,
+    () => running,
+  );
+  log.info("serving metrics and health", { url: ops.url, owner: `${owner.apiVersion}/${owner.kind}`, workers, server: kc.getCurrentCluster()?.server });
+
+  let stopping: ((why: string) => void) | undefined;
+  const stopped = new Promise<string>((resolve) => (stopping = resolve));
+  process.once("SIGTERM", () => stopping?.("SIGTERM"));
+  process.once("SIGINT", () => stopping?.("SIGINT"));
+
+  if (elector) {
+    const got = await Promise.race([elector.acquire(), stopped.then(() => false)]);
+    if (!got) {
+      elector.stop();
+      ops.server.close();
+      log.info("stopped before acquiring the lease");
+      return 0;
+    }
+    metrics.leader.set(1);
+  }
+  running = true;
+  const lost = elector ? elector.renewLoop() : new Promise<"stopped">(() => {});
+  await controller.startInformers();
+  controller.startWorkers();
+  log.info("operator running", { workers });
+
+  const why = await Promise.race([stopped, lost]);
+  if (why === "lost") {
+    running = false;
+    metrics.leader.set(0);
+    controller.queue.shutDown();
+    log.error("lost the lease: all work stopped; exiting");
+    ops.server.close();
+    // Like kube-controller-manager: exit, so a restart starts clean as a candidate.
+    process.exit(1);
+  }
+  log.info("shutting down", { signal: why });
+  await controller.drain();
+  await controller.stopInformers();
+  running = false;
+  elector?.stop();
+  await elector?.release();
+  metrics.leader.set(0);
+  ops.server.closeAllConnections();
+  await new Promise<void>((r) => ops.server.close(() => r()));
+  log.info("stopped");
+  // Idle keep-alive sockets of the API client must not hold the process.
+  setTimeout(() => process.exit(0), 200).unref();
+  return 0;
+}

@@ -1,0 +1,480 @@
+// The control loop: informers feed the engine's event rules, a work queue hands owner
+// keys to workers, and each sync executes the engine's plan against the API server.
+// Every decision (what to adopt, create, delete, which status, what to expect, when to
+// look again) is the engine's (./engine.ts); this module performs the calls.
+
+import { randomBytes } from "node:crypto";
+import type { CoreV1Event, KubernetesListObject, V1Pod, V1ReplicaSet } from "@kubernetes/client-node";
+import { Engine, type CallResult, type Completion, type Expectations, type ExpectationsChange, type Pod, type ReplicaSet, type SyncOutcome, type SyncPlan } from "./engine.js";
+import { Informer, type InformerEvent } from "./informer.js";
+import { apiError, patchOptions, type Clients, type OwnerResource } from "./kube.js";
+import type { Logger } from "./log.js";
+import type { Metrics } from "./metrics.js";
+import { ControllerRateLimiter, WorkQueue, type RateLimiterOptions } from "./queue.js";
+import type { Config, EventDecision, KubeEvent, ClaimOutcome, LiveOwner } from "../api.js";
+
+export interface ControllerOptions {
+  clients: Clients;
+  owner: OwnerResource;
+  workers: number;
+  config: Config;
+  log: Logger;
+  metrics: Metrics;
+  leaderInfo?: () => Record<string, unknown>;
+  /** Whether this process may write now (leader election); checked before every write. */
+  mayWrite: () => boolean;
+  identity: string;
+  rateLimits?: RateLimiterOptions;
+  /** Informer restart backoff (ms). */
+  watchBackoffMs?: { min: number; max: number };
+}
+
+class NotLeader extends Error {
+  constructor() {
+    super("not the leader: stopping before any further write");
+  }
+}
+
+type Consistency = { uid: string; pods?: string; owner?: string };
+
+function key(namespace: string, name: string): string {
+  return `${namespace}/${name}`;
+}
+
+function split(k: string): [string, string] {
+  const i = k.indexOf("/");
+  return [k.slice(0, i), k.slice(i + 1)];
+}
+
+function rvNumber(rv: string | undefined): number | undefined {
+  if (rv === undefined || rv === "" || !/^\d+$/.test(rv)) return undefined;
+  return Number(rv);
+}
+
+export class Controller {
+  readonly engine: Engine;
+  readonly queue: WorkQueue;
+  private readonly expectations = new Map<string, Expectations>();
+  private readonly consistency = new Map<string, Consistency>();
+  private readonly pending = new Set<Promise<unknown>>();
+  private podInformer: Informer<V1Pod> | undefined;
+  private ownerInformer: Informer<V1ReplicaSet> | undefined;
+  private workers: Promise<void>[] = [];
+  private eventSeq = 0;
+
+  constructor(private readonly o: ControllerOptions) {
+    this.engine = new Engine(o.config);
+    this.queue = new WorkQueue(new ControllerRateLimiter(o.rateLimits), {
+      depth: (n) => o.metrics.queueDepth.set(n),
+      retry: () => o.metrics.retries.inc(),
+    });
+  }
+
+  // -- informers ------------------------------------------------------------------------
+
+  async startInformers(): Promise<void> {
+    const { kc, core, custom } = this.o.clients;
+    const ow = this.o.owner;
+    const backoff = this.o.watchBackoffMs ?? { min: 200, max: 5000 };
+    this.ownerInformer = new Informer<V1ReplicaSet>({
+      name: ow.kind,
+      kc,
+      path: `/apis/${ow.group}/${ow.version}/${ow.plural}`,
+      list: async () => (await custom.listClusterCustomObject({ group: ow.group, version: ow.version, plural: ow.plural })) as KubernetesListObject<V1ReplicaSet>,
+      log: this.o.log,
+      onEvent: (e) => this.ownerEvent(e as InformerEvent<ReplicaSet>),
+      onError: () => this.o.metrics.errors.inc({ where: "watch" }),
+      minBackoffMs: backoff.min,
+      maxBackoffMs: backoff.max,
+    });
+    this.podInformer = new Informer<V1Pod>({
+      name: "Pod",
+      kc,
+      path: "/api/v1/pods",
+      list: () => core.listPodForAllNamespaces(),
+      log: this.o.log,
+      onEvent: (e) => this.podEvent(e as InformerEvent<Pod>),
+      onError: () => this.o.metrics.errors.inc({ where: "watch" }),
+      minBackoffMs: backoff.min,
+      maxBackoffMs: backoff.max,
+    });
+    // Pods first, so the first owner syncs see them (upstream waits for both caches).
+    await this.podInformer.start();
+    await this.ownerInformer.start();
+    this.o.log.info("caches synced", { owners: this.engine.ownerKeys().length });
+  }
+
+  private apply(decision: EventDecision): void {
+    const now = new Date();
+    for (const obs of decision.observations) {
+      this.changeExpectations(obs.ownerKey, [obs.change], now);
+    }
+    for (const k of decision.enqueue) this.queue.add(k);
+    for (const d of decision.enqueueAfter) this.queue.addAfter(d.key, d.after * 1000);
+  }
+
+  private changeExpectations(k: string, changes: ExpectationsChange[], now: Date): void {
+    if (changes.length === 0) return;
+    const next = this.engine.applyExpectations(this.expectations.get(k) ?? null, changes, now);
+    if (next === null) this.expectations.delete(k);
+    else this.expectations.set(k, next);
+  }
+
+  private ownerEvent(e: InformerEvent<ReplicaSet>): void {
+    let decision: EventDecision;
+    try {
+      decision = this.engine.onOwnerEvent(e);
+    } catch (err) {
+      this.o.metrics.errors.inc({ where: "malformed" });
+      this.o.log.warn("skipping an owner the engine cannot read", { event: e.type, name: e.object?.metadata?.name, namespace: e.object?.metadata?.namespace, error: (err as Error).message });
+      return;
+    }
+    if (e.type === "deleted") {
+      const k = key(e.object.metadata?.namespace ?? "", e.object.metadata?.name ?? "");
+      this.expectations.delete(k);
+      const c = this.consistency.get(k);
+      if (c && c.uid === e.object.metadata?.uid) this.consistency.delete(k);
+    }
+    this.apply(decision);
+  }
+
+  private podEvent(e: InformerEvent<Pod>): void {
+    let decision: EventDecision;
+    try {
+      decision = this.engine.onPodEvent(e);
+    } catch (err) {
+      this.o.metrics.errors.inc({ where: "malformed" });
+      this.o.log.warn("skipping a pod the engine cannot read", {
+        event: e.type,
+        name: e.object?.metadata?.name,
+        namespace: e.object?.metadata?.namespace,
+        error: (err as Error).message,
+      });
+      return;
+    }
+    this.apply(decision);
+  }
+
+  // -- workers --------------------------------------------------------------------------
+
+  startWorkers(): void {
+    for (const k of this.engine.ownerKeys()) this.queue.add(k);
+    for (let i = 0; i < this.o.workers; i++) this.workers.push(this.worker(i));
+  }
+
+  private async worker(id: number): Promise<void> {
+    for (;;) {
+      const k = await this.queue.get();
+      if (k === undefined) return;
+      const started = performance.now();
+      let result = "ok";
+      try {
+        result = await this.sync(k);
+      } catch (e) {
+        result = "error";
+        if (e instanceof NotLeader) {
+          // Tried again once this process may write (if the lease is lost, the process ends).
+          this.o.log.warn("sync abandoned: not the leader", { key: k, worker: id, ...this.o.leaderInfo?.() });
+          this.queue.addRateLimited(k);
+        } else {
+          this.o.metrics.errors.inc({ where: "sync" });
+          this.o.log.error("sync failed", { key: k, worker: id, error: apiError(e).message });
+          this.queue.addRateLimited(k);
+        }
+      } finally {
+        this.o.metrics.syncDuration.observe({ result }, (performance.now() - started) / 1000);
+        this.queue.done(k);
+      }
+    }
+  }
+
+  /** Stops taking keys and waits for the syncs and event writes in flight. */
+  async drain(): Promise<void> {
+    this.queue.shutDown();
+    await Promise.allSettled(this.workers);
+    await Promise.allSettled([...this.pending]);
+  }
+
+  async stopInformers(): Promise<void> {
+    await this.ownerInformer?.stop();
+    await this.podInformer?.stop();
+  }
+
+  private guard(): void {
+    if (!this.o.mayWrite()) throw new NotLeader();
+  }
+
+  /** S-2 (KEP-5647): have the informers seen this controller's own writes for the owner? */
+  private cacheIsFresh(k: string, uid: string): boolean {
+    const rec = this.consistency.get(k);
+    if (!rec) return true;
+    if (rec.uid !== uid) {
+      this.consistency.delete(k);
+      return true;
+    }
+    const checks: Array<[string | undefined, string | undefined]> = [
+      [rec.pods, this.podInformer?.latestResourceVersion()],
+      [rec.owner, this.ownerInformer?.latestResourceVersion()],
+    ];
+    for (const [written, read] of checks) {
+      const w = rvNumber(written);
+      const r = rvNumber(read);
+      if (w === undefined || r === undefined) continue;
+      if (w > r) return false;
+    }
+    this.consistency.delete(k);
+    return true;
+  }
+
+  private recordWrite(k: string, uid: string, kind: "pods" | "owner", rv: string | undefined): void {
+    if (rv === undefined) return;
+    const rec = this.consistency.get(k) ?? { uid };
+    const prev = rvNumber(rec[kind]);
+    const next = rvNumber(rv);
+    if (prev === undefined || next === undefined || next > prev) rec[kind] = rv;
+    this.consistency.set(k, rec);
+  }
+
+  /** One sync of owner `k`; returns "ok" or "error" (for the metrics). */
+  private async sync(k: string): Promise<string> {
+    const [namespace, name] = split(k);
+    const owner = this.engine.getOwner(namespace, name);
+    const log = this.o.log.with({ key: k });
+    if (!owner) {
+      this.expectations.delete(k);
+      this.consistency.delete(k);
+      this.queue.forget(k);
+      return "ok";
+    }
+    this.guard();
+    const now = new Date();
+    const uid = owner.metadata?.uid ?? "";
+    const plan: SyncPlan = this.engine.planFor(namespace, name, {
+      now,
+      expectations: this.expectations.get(k) ?? null,
+      cacheIsFresh: this.cacheIsFresh(k, uid),
+    });
+    let completed = false;
+    try {
+      const r = await this.execute(k, plan, owner, uid, now, log);
+      completed = true;
+      return r;
+    } finally {
+      // An abandoned sync (not the leader, an unexpected error) drops its plan's snapshot.
+      if (!completed) this.engine.release(plan);
+    }
+  }
+
+  /** Performs a plan's calls and hands the outcome to the engine. */
+  private async execute(k: string, plan: SyncPlan, owner: ReplicaSet, uid: string, now: Date, log: Logger): Promise<string> {
+    const [namespace] = split(k);
+    const outcome: SyncOutcome = {};
+    let manage = plan.manage;
+
+    // 1. Claims: adopt (after a live read of the owner) and release, with UID preconditions.
+    if (plan.claims.length > 0) {
+      const claims = await this.claim(plan, owner);
+      outcome.claims = claims;
+      manage = this.engine.manageAfterClaims(plan, claims);
+    }
+
+    // 2. Manage: record the expectations, then act.
+    if (manage.action === "create") {
+      this.guard();
+      this.changeExpectations(k, [manage.expectations], now);
+      const creates: CallResult[] = [];
+      for (let n = this.engine.nextBatch(manage, creates); n !== null; n = this.engine.nextBatch(manage, creates)) {
+        if (!this.o.mayWrite()) {
+          // No further batch without a fresh lease. What complete() would take off the
+          // expectations, taken off here: the creations never attempted and the failed
+          // ones (a timeout may still create its pod, as upstream counts it).
+          const expected = manage.expectations.op === "expectCreations" ? manage.expectations.count : manage.count;
+          const failed = creates.filter((r) => r.result === "error" && r.reason !== "Timeout").length;
+          this.changeExpectations(k, [{ op: "lowerCreations", count: expected - creates.length + failed }], new Date());
+          throw new NotLeader();
+        }
+        const batch = await Promise.all(Array.from({ length: n }, () => this.createPod(namespace, manage.pod, k, uid)));
+        creates.push(...batch);
+      }
+      outcome.creates = creates;
+    } else if (manage.action === "delete") {
+      this.guard();
+      this.changeExpectations(k, [manage.expectations], now);
+      outcome.deletes = await Promise.all(manage.victims.map((v) => this.deletePod(v.namespace, v.name)));
+    }
+
+    // 3. What it means.
+    const done = this.engine.complete(plan, outcome);
+    this.changeExpectations(k, done.expectations, new Date());
+    let statusOk = true;
+    if (done.status) statusOk = await this.writeStatus(k, owner, done, log);
+    for (const ev of done.events) this.recordEvent(owner, ev);
+    log.info("synced", {
+      action: done.manage.action,
+      ...(done.manage.action === "nothing" ? { why: done.manage.why } : {}),
+      ...(plan.halt ? { halt: plan.halt.reason } : {}),
+      desired: plan.desired,
+      claims: plan.claims.length,
+      created: done.created,
+      createCalls: done.createCalls,
+      createBatches: done.createBatches,
+      deleted: done.deleted,
+      ...(outcome.deletes ? { deletedPods: (manage.action === "delete" ? manage.victims : []).map((v) => v.name) } : {}),
+      statusWritten: done.status !== undefined && statusOk,
+      ...(done.expectations.length ? { expectationChanges: done.expectations } : {}),
+      expectations: this.expectations.get(k) ?? null,
+      // R-40 as the next sync will see it (false: it waits for the watch, or the 5-minute TTL).
+      expectationsSatisfied: this.engine.expectationsSatisfied(this.expectations.get(k) ?? null, new Date()),
+      requeue: done.requeue.kind,
+      ...(done.error ? { error: done.error } : {}),
+    });
+    if (!statusOk) {
+      this.queue.addRateLimited(k);
+      return "error";
+    }
+    switch (done.requeue.kind) {
+      case "done":
+        this.queue.forget(k);
+        return "ok";
+      case "after":
+        this.queue.forget(k);
+        this.queue.addAfter(k, done.requeue.after * 1000);
+        return "ok";
+      case "rateLimited":
+        this.o.metrics.errors.inc({ where: "sync" });
+        this.queue.addRateLimited(k);
+        return "error";
+    }
+  }
+
+  private ownerRef(): { group: string; version: string; plural: string } {
+    return { group: this.o.owner.group, version: this.o.owner.version, plural: this.o.owner.plural };
+  }
+
+  private async claim(plan: SyncPlan, owner: ReplicaSet): Promise<ClaimOutcome> {
+    const { custom, core } = this.o.clients;
+    let liveOwner: LiveOwner | undefined;
+    let allowed = true;
+    if (plan.needsOwnerRecheck && plan.claims.some((c) => c.kind === "adopt")) {
+      try {
+        const live = (await custom.getNamespacedCustomObject({
+          ...this.ownerRef(),
+          namespace: owner.metadata?.namespace ?? "",
+          name: owner.metadata?.name ?? "",
+        })) as ReplicaSet;
+        liveOwner = { found: live };
+      } catch (e) {
+        liveOwner = { failed: apiError(e) };
+      }
+      const why = this.engine.adoptionAllowed(plan, liveOwner);
+      if (why !== null) {
+        allowed = false;
+        this.o.log.warn("adoption not allowed", { key: plan.key, why });
+      }
+    }
+    const results: CallResult[] = [];
+    for (const c of plan.claims) {
+      if (c.kind === "adopt" && !allowed) {
+        results.push({ result: "skipped" });
+        continue;
+      }
+      this.guard();
+      try {
+        const pod = await core.patchNamespacedPod({ namespace: c.namespace, name: c.name, body: c.patch }, patchOptions(c.patchType));
+        results.push({ result: "ok" });
+        if (c.kind === "adopt") this.recordWrite(plan.key, owner.metadata?.uid ?? "", "pods", pod.metadata?.resourceVersion);
+        this.o.log.info(c.kind === "adopt" ? "adopted pod" : "released pod", { key: plan.key, pod: `${c.namespace}/${c.name}` });
+      } catch (e) {
+        const err = apiError(e);
+        this.o.metrics.errors.inc({ where: "claim" });
+        this.o.log.warn(`${c.kind} failed`, { key: plan.key, pod: `${c.namespace}/${c.name}`, error: err.message });
+        results.push({ result: "error", ...err });
+      }
+    }
+    return { ...(liveOwner ? { liveOwner } : {}), results };
+  }
+
+  private async createPod(namespace: string, pod: Record<string, unknown>, k: string, uid: string): Promise<CallResult> {
+    try {
+      const created = await this.o.clients.core.createNamespacedPod({ namespace, body: pod as V1Pod });
+      this.o.metrics.creates.inc({ result: "ok" });
+      this.recordWrite(k, uid, "pods", created.metadata?.resourceVersion);
+      return { result: "ok", ...(created.metadata?.name ? { name: created.metadata.name } : {}) };
+    } catch (e) {
+      this.o.metrics.creates.inc({ result: "error" });
+      return { result: "error", ...apiError(e) };
+    }
+  }
+
+  private async deletePod(namespace: string, name: string): Promise<CallResult> {
+    try {
+      await this.o.clients.core.deleteNamespacedPod({ namespace, name });
+      this.o.metrics.deletes.inc({ result: "ok" });
+      return { result: "ok", name };
+    } catch (e) {
+      this.o.metrics.deletes.inc({ result: "error" });
+      return { result: "error", ...apiError(e) };
+    }
+  }
+
+  /** Writes the status through the status subresource; on failure, once more on a fresh read (upstream). */
+  private async writeStatus(k: string, owner: ReplicaSet, done: Completion, log: Logger): Promise<boolean> {
+    const { custom } = this.o.clients;
+    const ref = { ...this.ownerRef(), namespace: owner.metadata?.namespace ?? "", name: owner.metadata?.name ?? "" };
+    let base: ReplicaSet = owner;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      this.guard();
+      try {
+        const written = (await custom.replaceNamespacedCustomObjectStatus({ ...ref, body: { ...base, status: done.status } })) as ReplicaSet;
+        this.recordWrite(k, owner.metadata?.uid ?? "", "owner", written.metadata?.resourceVersion);
+        return true;
+      } catch (e) {
+        const err = apiError(e);
+        this.o.metrics.errors.inc({ where: "status" });
+        log.warn("status write failed", { attempt: attempt + 1, reason: err.reason, error: err.message });
+        if (attempt === 1) return false;
+        try {
+          base = (await custom.getNamespacedCustomObject(ref)) as ReplicaSet;
+        } catch (e2) {
+          log.warn("status write: re-reading the owner failed", { error: apiError(e2).message });
+          return false;
+        }
+      }
+    }
+    return false;
+  }
+
+  private recordEvent(owner: ReplicaSet, ev: KubeEvent): void {
+    const namespace = owner.metadata?.namespace ?? "default";
+    const ownerName = owner.metadata?.name ?? "";
+    const now = new Date();
+    const body: CoreV1Event = {
+      metadata: { name: `${ownerName}.${(BigInt(now.getTime()) * 1_000_000n + BigInt(this.eventSeq++ % 1_000_000)).toString(16)}${randomBytes(2).toString("hex")}`, namespace },
+      involvedObject: {
+        apiVersion: this.o.owner.apiVersion,
+        kind: this.o.owner.kind,
+        name: ownerName,
+        namespace,
+        ...(owner.metadata?.uid ? { uid: owner.metadata.uid } : {}),
+        ...(owner.metadata?.resourceVersion ? { resourceVersion: owner.metadata.resourceVersion } : {}),
+      },
+      reason: ev.reason,
+      message: ev.message,
+      type: ev.type,
+      source: { component: "replicaset-controller" },
+      reportingComponent: "replicaset-controller",
+      reportingInstance: this.o.identity,
+      firstTimestamp: now,
+      lastTimestamp: now,
+      count: 1,
+    };
+    const p = this.o.clients.core
+      .createNamespacedEvent({ namespace, body })
+      .catch((e: unknown) => {
+        this.o.metrics.errors.inc({ where: "event" });
+        this.o.log.warn("event not recorded", { reason: ev.reason, error: apiError(e).message });
+      })
+      .finally(() => this.pending.delete(p));
+    this.pending.add(p);
+  }
+}

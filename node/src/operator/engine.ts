@@ -1,0 +1,118 @@
+// Every engine call the operator makes goes through this module. Owners and pods live in
+// the engine-side Store (wasm memory): each object crosses once, when its watch event
+// arrives, and a sync sends no pod at all. The store refuses an object it cannot read
+// (a ReplicoreError) and keeps what it had, so a malformed pod never reaches a plan.
+// Besides the store, this module keeps the owners as the informer delivered them (the
+// operator needs their metadata for status writes and events) and nothing else; the host
+// keeps the expectations, the clock and the API calls.
+
+import { Store, applyExpectations, expectationsSatisfied, nextBatch } from "../node.js";
+import type {
+  CallResult,
+  ClaimOutcome,
+  Completion,
+  Config,
+  CreatePlan,
+  EventDecision,
+  Expectations,
+  ExpectationsChange,
+  LiveOwner,
+  Manage,
+  Pod,
+  ReplicaSet,
+  SyncOutcome,
+  SyncPlan,
+  WatchEvent,
+} from "../api.js";
+
+export type { CallResult, ClaimOutcome, Completion, Config, EventDecision, Expectations, ExpectationsChange, Manage, Pod, ReplicaSet, SyncOutcome, SyncPlan };
+
+export interface PlanOptions {
+  now: Date;
+  expectations?: Expectations;
+  cacheIsFresh?: boolean;
+}
+
+/** The operator's view of the cluster, and the engine behind it. */
+export class Engine {
+  private readonly store: Store;
+  private readonly owners = new Map<string, ReplicaSet>();
+
+  constructor(readonly config: Config = {}) {
+    this.store = new Store(config);
+  }
+
+  /** The owner as last delivered by its informer (and accepted by the store). */
+  getOwner(namespace: string, name: string): ReplicaSet | undefined {
+    return this.owners.get(`${namespace}/${name}`);
+  }
+
+  ownerKeys(): string[] {
+    return [...this.owners.keys()];
+  }
+
+  /** How many owners and pods the store holds. */
+  size(): { owners: number; pods: number } {
+    return this.store.size();
+  }
+
+  /**
+   * The pod-event rules (R-90..R-95), decided with the stored owners and the stored
+   * previous state of the pod; then the event is applied to the store. Throws (code and
+   * path) for a pod the engine cannot read; the store keeps what it had.
+   */
+  onPodEvent(event: WatchEvent<Pod>): EventDecision {
+    return this.store.onPodEvent(event);
+  }
+
+  /** The owner-event rules, then the event applied to the store. */
+  onOwnerEvent(event: WatchEvent<ReplicaSet>): EventDecision {
+    const decision = this.store.onOwnerEvent(event);
+    const key = `${event.object.metadata?.namespace ?? ""}/${event.object.metadata?.name ?? ""}`;
+    if (event.type === "deleted") this.owners.delete(key);
+    else this.owners.set(key, event.object);
+    return decision;
+  }
+
+  /** One sync's plan for the stored owner `namespace/name` (throws code NOT_FOUND if absent). */
+  planFor(namespace: string, name: string, o: PlanOptions): SyncPlan {
+    return this.store.planFor(namespace, name, {
+      now: o.now,
+      expectations: o.expectations ?? null,
+      cacheIsFresh: o.cacheIsFresh ?? true,
+    });
+  }
+
+  adoptionAllowed(p: SyncPlan, liveOwner: LiveOwner): string | null {
+    return this.store.adoptionAllowed(p, liveOwner);
+  }
+
+  manageAfterClaims(p: SyncPlan, claims: ClaimOutcome): Manage {
+    return this.store.manageAfterClaims(p, claims);
+  }
+
+  complete(p: SyncPlan, outcome: SyncOutcome): Completion {
+    return this.store.complete(p, outcome);
+  }
+
+  /** Drops a plan whose sync was abandoned before complete(). */
+  release(p: SyncPlan): void {
+    this.store.release(p);
+  }
+
+  nextBatch(create: CreatePlan, resultsSoFar: CallResult[]): number | null {
+    return nextBatch(create, resultsSoFar);
+  }
+
+  applyExpectations(current: Expectations, changes: ExpectationsChange[], now: Date): Expectations {
+    return applyExpectations(current, changes, now);
+  }
+
+  expectationsSatisfied(current: Expectations, now: Date): boolean {
+    return expectationsSatisfied(current, now);
+  }
+
+  free(): void {
+    this.store.free();
+  }
+}

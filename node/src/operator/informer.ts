@@ -1,0 +1,122 @@
+// An informer on client-node's ListWatch: list, then watch from the list's
+// resourceVersion; on `410 Gone` (an ERROR event or the HTTP status) ListWatch re-lists
+// and reports what changed meanwhile as adds, updates and deletes. ListWatch stops on
+// any other error (a dropped connection, a 5xx): this wrapper restarts it with backoff
+// from the last resourceVersion it saw, so no update is lost. Handlers get
+// {added | updated (with the previous object) | deleted} events.
+
+import { KubeConfig, ListWatch, Watch, type KubernetesListObject, type KubernetesObject } from "@kubernetes/client-node";
+import type { Logger } from "./log.js";
+
+export type InformerEvent<T> = { type: "added"; object: T } | { type: "updated"; old: T; object: T } | { type: "deleted"; object: T };
+
+export interface InformerOptions<T extends KubernetesObject> {
+  name: string;
+  kc: KubeConfig;
+  /** The watch path, e.g. `/api/v1/pods`. */
+  path: string;
+  list: () => Promise<KubernetesListObject<T>>;
+  log: Logger;
+  onEvent: (e: InformerEvent<T>) => void;
+  /** Restart backoff after an error (ms): doubles from min to max. */
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+  onError?: (err: unknown) => void;
+}
+
+function keyOf(o: KubernetesObject): string {
+  return `${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`;
+}
+
+export class Informer<T extends KubernetesObject> {
+  private readonly lw: ListWatch<T>;
+  private readonly last = new Map<string, T>();
+  private synced = false;
+  private stopped = false;
+  private backoff: number;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private firstSync: Promise<void>;
+  private resolveFirst: () => void = () => {};
+
+  constructor(private readonly o: InformerOptions<T>) {
+    this.backoff = o.minBackoffMs ?? 200;
+    this.firstSync = new Promise((r) => (this.resolveFirst = r));
+    this.lw = new ListWatch<T>(o.path, new Watch(o.kc), () => this.listed(), false);
+    this.lw.on("add", (obj) => this.deliver(obj, false));
+    this.lw.on("update", (obj) => this.deliver(obj, false));
+    this.lw.on("delete", (obj) => this.deliver(obj, true));
+    this.lw.on("error", (err) => this.failed(err));
+    this.lw.on("connect", () => o.log.debug("watch connecting", { informer: o.name, resourceVersion: this.lw.latestResourceVersion() }));
+  }
+
+  private async listed(): Promise<KubernetesListObject<T>> {
+    const list = await this.o.list();
+    this.o.log.info("listed", { informer: this.o.name, items: list.items.length, resourceVersion: list.metadata?.resourceVersion });
+    // ListWatch delivers the listed items synchronously once this resolves: synced after that.
+    setImmediate(() => {
+      if (!this.synced) {
+        this.synced = true;
+        this.resolveFirst();
+      }
+    });
+    this.backoff = this.o.minBackoffMs ?? 200;
+    return list;
+  }
+
+  private deliver(obj: T, deleted: boolean): void {
+    const key = keyOf(obj);
+    const old = this.last.get(key);
+    try {
+      if (deleted) {
+        this.last.delete(key);
+        this.o.onEvent({ type: "deleted", object: obj });
+      } else {
+        this.last.set(key, obj);
+        this.o.onEvent(old ? { type: "updated", old, object: obj } : { type: "added", object: obj });
+      }
+    } catch (e) {
+      this.o.log.error("event handler failed", { informer: this.o.name, key, error: (e as Error).message });
+    }
+  }
+
+  private failed(err: unknown): void {
+    if (this.stopped) return;
+    const e = err as { message?: string; statusCode?: number; code?: unknown };
+    this.o.onError?.(err);
+    this.o.log.warn("watch failed, restarting", {
+      informer: this.o.name,
+      error: e?.message ?? String(err),
+      ...(e?.statusCode ? { status: e.statusCode } : {}),
+      resourceVersion: this.lw.latestResourceVersion(),
+      retryInMs: this.backoff,
+    });
+    const delay = this.backoff;
+    this.backoff = Math.min(this.backoff * 2, this.o.maxBackoffMs ?? 5000);
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = undefined;
+      if (!this.stopped) void this.lw.start().catch((e2: unknown) => this.failed(e2));
+    }, delay);
+  }
+
+  /** Starts listing and watching; resolves once the first list has been delivered. */
+  async start(): Promise<void> {
+    this.stopped = false;
+    void this.lw.start().catch((e: unknown) => this.failed(e));
+    await this.firstSync;
+  }
+
+  hasSynced(): boolean {
+    return this.synced;
+  }
+
+  /** The resourceVersion of the last list or event seen ("" before the first list). */
+  latestResourceVersion(): string {
+    return this.lw.latestResourceVersion();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    await this.lw.stop();
+  }
+}

@@ -1,0 +1,119 @@
+// The API client: kubeconfig or in-cluster config, the typed and custom-object APIs of
+// @kubernetes/client-node, and its errors as the engine's ApiError.
+
+import { existsSync } from "node:fs";
+import { ApiException, CoreV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
+import type { ApiError } from "../api.js";
+
+export interface ConnectOptions {
+  /** A kubeconfig file; default: $KUBECONFIG, ~/.kube/config, or the in-cluster service account. */
+  kubeconfig?: string;
+  /** An API server URL without credentials (e.g. the dev server); overrides the kubeconfig. */
+  server?: string;
+  context?: string;
+}
+
+export function loadKubeConfig(o: ConnectOptions): KubeConfig {
+  const kc = new KubeConfig();
+  if (o.server) {
+    kc.loadFromOptions({
+      // client-node refuses plain http unless skipTLSVerify is set (there is no TLS to verify).
+      clusters: [{ name: "server", server: o.server, skipTLSVerify: o.server.startsWith("http://") }],
+      users: [{ name: "anonymous" }],
+      contexts: [{ name: "server", cluster: "server", user: "anonymous" }],
+      currentContext: "server",
+    });
+  } else if (o.kubeconfig) {
+    if (!existsSync(o.kubeconfig)) throw new Error(`--kubeconfig ${o.kubeconfig}: no such file`);
+    kc.loadFromFile(o.kubeconfig);
+  } else {
+    kc.loadFromDefault();
+  }
+  if (o.context) kc.setCurrentContext(o.context);
+  if (!kc.getCurrentCluster()) throw new Error("no cluster in the kubeconfig (give --kubeconfig, --server, or run in a cluster)");
+  return kc;
+}
+
+/** The owner resource: `group/version/Kind` (`apps/v1/ReplicaSet`). */
+export interface OwnerResource {
+  group: string;
+  version: string;
+  kind: string;
+  plural: string;
+  apiVersion: string;
+}
+
+export function parseOwner(spec: string, plural?: string): OwnerResource {
+  const parts = spec.split("/");
+  if (parts.length !== 3 || parts.some((p) => p === "")) {
+    throw new Error(`--owner ${spec}: expected group/version/Kind, e.g. apps/v1/ReplicaSet or replicore.dev/v1alpha1/ReplicaPool`);
+  }
+  const [group, version, kind] = parts as [string, string, string];
+  return { group, version, kind, plural: plural ?? `${kind.toLowerCase()}s`, apiVersion: `${group}/${version}` };
+}
+
+export interface Clients {
+  kc: KubeConfig;
+  core: CoreV1Api;
+  custom: CustomObjectsApi;
+}
+
+export function clients(kc: KubeConfig): Clients {
+  return { kc, core: kc.makeApiClient(CoreV1Api), custom: kc.makeApiClient(CustomObjectsApi) };
+}
+
+/** client-node picks application/json-patch+json for every patch unless told otherwise. */
+export function patchOptions(contentType: string): ReturnType<typeof setHeaderOptions> {
+  const known = Object.values(PatchStrategy) as string[];
+  if (!known.includes(contentType)) throw new Error(`unsupported patch type ${contentType}`);
+  return setHeaderOptions("Content-Type", contentType);
+}
+
+const REASONS: Record<number, string> = {
+  400: "BadRequest",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "NotFound",
+  405: "MethodNotAllowed",
+  409: "Conflict",
+  410: "Expired",
+  415: "UnsupportedMediaType",
+  422: "Invalid",
+  429: "TooManyRequests",
+  500: "InternalError",
+  503: "ServiceUnavailable",
+  504: "Timeout",
+};
+
+/** Any error of a client-node call as the engine's ApiError (reason, message, code, causes). */
+export function apiError(e: unknown): ApiError {
+  if (e instanceof ApiException) {
+    let body: unknown = e.body;
+    if (typeof body === "string") {
+      try {
+        body = JSON.parse(body);
+      } catch {
+        /* keep the text */
+      }
+    }
+    const status = body && typeof body === "object" ? (body as Record<string, unknown>) : {};
+    const details = status["details"] && typeof status["details"] === "object" ? (status["details"] as Record<string, unknown>) : {};
+    const causes = Array.isArray(details["causes"]) ? (details["causes"] as Array<Record<string, unknown>>).map((c) => String(c["reason"] ?? "")).filter((c) => c !== "") : [];
+    const reason = typeof status["reason"] === "string" && status["reason"] !== "" ? status["reason"] : (REASONS[e.code] ?? "Unknown");
+    const message = typeof status["message"] === "string" ? status["message"] : typeof body === "string" && body !== "" ? body : `HTTP ${e.code}`;
+    return { reason, message, code: e.code, ...(causes.length ? { causes } : {}) };
+  }
+  // A transport failure (connection refused or reset): not an API status, so not a
+  // server-side timeout either (the call may or may not have happened).
+  const err = e as { message?: string; cause?: { message?: string } };
+  const why = err?.cause?.message ? `${err.message ?? ""}: ${err.cause.message}` : (err?.message ?? String(e));
+  return { reason: "InternalError", message: why };
+}
+
+export function isConflict(e: unknown): boolean {
+  return e instanceof ApiException && e.code === 409;
+}
+
+export function isNotFound(e: unknown): boolean {
+  return e instanceof ApiException && e.code === 404;
+}

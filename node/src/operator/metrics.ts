@@ -1,0 +1,69 @@
+// Prometheus metrics (prom-client) and the /metrics and /healthz endpoint.
+
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly syncDuration = new Histogram({
+    name: "replicore_sync_duration_seconds",
+    help: "Duration of one sync of an owner (plan, API calls, status write)",
+    labelNames: ["result"] as const,
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+  readonly queueDepth = new Gauge({ name: "replicore_workqueue_depth", help: "Keys waiting in the work queue", registers: [this.registry] });
+  readonly retries = new Counter({ name: "replicore_workqueue_retries_total", help: "Rate-limited re-adds of a key", registers: [this.registry] });
+  readonly creates = new Counter({ name: "replicore_pod_creates_total", help: "Pod create calls", labelNames: ["result"] as const, registers: [this.registry] });
+  readonly deletes = new Counter({ name: "replicore_pod_deletes_total", help: "Pod delete calls", labelNames: ["result"] as const, registers: [this.registry] });
+  readonly errors = new Counter({
+    name: "replicore_errors_total",
+    help: "Errors by where they happened (sync, status, claim, event, watch, malformed)",
+    labelNames: ["where"] as const,
+    registers: [this.registry],
+  });
+  readonly leader = new Gauge({ name: "replicore_leader", help: "1 while this process holds the lease", registers: [this.registry] });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+    for (const r of ["ok", "error"]) {
+      this.creates.inc({ result: r }, 0);
+      this.deletes.inc({ result: r }, 0);
+    }
+  }
+}
+
+/** Serves /metrics and /healthz (200 while `healthy()`), /readyz (200 while `ready()`). */
+export async function serveOps(metrics: Metrics, port: number, host: string, healthy: () => boolean, ready: () => boolean): Promise<{ server: Server; url: string }> {
+  const server = createServer((req, res) => {
+    const path = (req.url ?? "/").split("?")[0];
+    if (path === "/metrics") {
+      metrics.registry.metrics().then(
+        (text) => {
+          res.writeHead(200, { "Content-Type": metrics.registry.contentType });
+          res.end(text);
+        },
+        (e: unknown) => {
+          res.writeHead(500);
+          res.end(String(e));
+        },
+      );
+      return;
+    }
+    if (path === "/healthz" || path === "/readyz") {
+      const ok = path === "/healthz" ? healthy() : ready();
+      res.writeHead(ok ? 200 : 503, { "Content-Type": "text/plain" });
+      res.end(ok ? "ok" : "not ok");
+      return;
+    }
+    res.writeHead(404);
+    res.end();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve());
+  });
+  const a = server.address() as AddressInfo;
+  return { server, url: `http://${a.address}:${a.port}` };
+}

@@ -1,0 +1,180 @@
+// Shared by the operator and dev-server tests: an in-process dev server, operator
+// processes (dist/cli.js operator) with their JSON logs, a small API client, polling.
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { DevServer } from "../dist/devserver/server.js";
+import { cli, repo } from "./helpers.mjs";
+
+export { repo, cli };
+
+/** Starts a dev server in this process: {server, url, api, close}. */
+export async function devServer(options = {}) {
+  const server = new DevServer({ port: 0, ...options });
+  const url = await server.listen();
+  const api = client(url);
+  return { server, url, api, close: () => server.close() };
+}
+
+/** A minimal JSON client: api.get(path), api.post(path, body), api.patch(path, body, type), … */
+export function client(url) {
+  const call = async (method, path, body, contentType = "application/json") => {
+    const res = await fetch(url + path, {
+      method,
+      headers: body === undefined ? {} : { "Content-Type": contentType },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let json;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = text;
+    }
+    return { status: res.status, body: json, headers: res.headers };
+  };
+  const ok = async (method, path, body, contentType) => {
+    const r = await call(method, path, body, contentType);
+    if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(r.body)}`);
+    return r.body;
+  };
+  return {
+    call,
+    get: (p) => ok("GET", p),
+    post: (p, b) => ok("POST", p, b),
+    put: (p, b) => ok("PUT", p, b),
+    patch: (p, b, type = "application/merge-patch+json") => ok("PATCH", p, b, type),
+    del: (p, b) => ok("DELETE", p, b),
+  };
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `fn` until it returns a truthy value (returned), or fails after `timeoutMs`. */
+export async function waitFor(fn, what, timeoutMs = 30000, everyMs = 50) {
+  const until = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v;
+      last = v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
+    await sleep(everyMs);
+  }
+}
+
+/**
+ * Short lease timings, for a test that waits for a dead operator's lease to expire. The
+ * others keep client-go's defaults (15 s / 10 s / 2 s): a single operator never waits for
+ * them, and the long renew deadline rides out a loaded machine.
+ */
+export const FAST_LEASE = ["--lease-duration", "6s", "--renew-deadline", "5s", "--retry-period", "1s"];
+
+/** Spawns `replicore operator --server URL --metrics-port 0 …ARGS` (no --server when ARGS has --kubeconfig); collects its JSON log lines. */
+export function operator(url, args = [], { lease = [], name = "op" } = {}) {
+  const connect = args.includes("--kubeconfig") ? [] : ["--server", url];
+  const child = spawn(process.execPath, [cli, "operator", ...connect, "--metrics-port", "0", "--metrics-host", "127.0.0.1", ...lease, ...args], {
+    cwd: repo,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const logs = [];
+  const raw = [];
+  let buf = "";
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (chunk) => {
+    buf += chunk;
+    let i;
+    while ((i = buf.indexOf("\n")) >= 0) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      raw.push(line);
+      try {
+        logs.push(JSON.parse(line));
+      } catch {
+        logs.push({ msg: "<not json>", line });
+      }
+    }
+  });
+  let stderr = "";
+  child.stderr.setEncoding("utf8");
+  child.stderr.on("data", (c) => (stderr += c));
+  // "close" (not "exit"): every line of its output has been read by then.
+  const exited = new Promise((resolve) => child.on("close", (code, signal) => resolve({ code, signal })));
+  const op = {
+    name,
+    child,
+    logs,
+    raw,
+    exited,
+    get stderr() {
+      return stderr;
+    },
+    /** Log lines with this msg (and matching fields). */
+    find: (msg, fields = {}) => logs.filter((l) => l.msg === msg && Object.entries(fields).every(([k, v]) => l[k] === v)),
+    waitLog: (msg, fields = {}, timeoutMs = 30000) =>
+      waitFor(
+        () => op.find(msg, fields)[0] ?? (child.exitCode !== null ? Promise.reject(new Error(`operator ${name} exited: ${stderr}${raw.slice(-5).join("\n")}`)) : undefined),
+        `operator ${name} to log ${msg} ${JSON.stringify(fields)}`,
+        timeoutMs,
+      ),
+    metricsUrl: () => op.find("serving metrics and health")[0]?.url,
+    kill: (signal = "SIGTERM") => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+    /** The operator's own syncs of `key` ("synced" log lines). */
+    syncs: (key) => logs.filter((l) => l.msg === "synced" && (key === undefined || l.key === key)),
+    /** The last log lines, for a failure message. */
+    tail: (n = 12) => raw.slice(-n).join("\n"),
+  };
+  return op;
+}
+
+/** Kills every operator still running (test cleanup). */
+export async function killAll(ops) {
+  await Promise.all(ops.map((o) => o.kill("SIGKILL")));
+}
+
+// -- objects -------------------------------------------------------------------------------
+
+export function replicaSet(name, replicas, { labels = { app: name }, minReadySeconds, apiVersion = "apps/v1", kind = "ReplicaSet" } = {}) {
+  return {
+    apiVersion,
+    kind,
+    metadata: { name, labels },
+    spec: {
+      replicas,
+      ...(minReadySeconds !== undefined ? { minReadySeconds } : {}),
+      selector: { matchLabels: labels },
+      template: { metadata: { labels }, spec: { containers: [{ name: "main", image: "nginx" }] } },
+    },
+  };
+}
+
+export const rsPath = (ns, name = "") => `/apis/apps/v1/namespaces/${ns}/replicasets${name ? `/${name}` : ""}`;
+export const poolPath = (ns, name = "") => `/apis/replicore.dev/v1alpha1/namespaces/${ns}/replicapools${name ? `/${name}` : ""}`;
+export const podsPath = (ns, name = "") => `/api/v1/namespaces/${ns}/pods${name ? `/${name}` : ""}`;
+
+/** The pods of namespace `ns` (from the server). */
+export async function pods(api, ns, labelSelector) {
+  const q = labelSelector ? `?labelSelector=${encodeURIComponent(labelSelector)}` : "";
+  return (await api.get(podsPath(ns) + q)).items;
+}
+
+export function controllerOf(o) {
+  return (o.metadata?.ownerReferences ?? []).find((r) => r.controller);
+}
+
+/** Where Debian's kubectl 1.20 is: $KUBECTL, the copy scripts/setup.sh unpacks, or PATH. */
+export function kubectlPath() {
+  if (process.env.KUBECTL) return process.env.KUBECTL;
+  const unpacked = `${repo}target/kubernetes-client/usr/bin/kubectl`;
+  if (existsSync(unpacked)) return unpacked;
+  for (const dir of (process.env.PATH ?? "").split(":")) {
+    if (dir && existsSync(`${dir}/kubectl`)) return `${dir}/kubectl`;
+  }
+  return undefined;
+}
