@@ -28,8 +28,12 @@ npm --workspace node run --silent typecheck
 step "wasm-bindgen-test: the same suite in Node and in headless Chromium"
 bash scripts/test-wasm.sh
 
-step "node --test: the replicore CLI and the JS API"
+step "node --test: the CLI, the JS API, the store, the simulator, the operator and the dev server (with a kubectl 1.20 session)"
 npm --workspace node test --silent
+
+step "web playground: strict tsc, Vite build, Playwright in headless Chromium (screenshots in target/playground-screenshots/)"
+npm --workspace web-demo run --silent typecheck
+npm --workspace web-demo test --silent
 
 step "conformance through the wasm package (npx replicore conform)"
 npx --no-install replicore conform tests/conformance/vectors
