@@ -30,9 +30,10 @@ done
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 
-extra=()
+# The simulator's binding is a feature (a second module); test it with the rest.
+extra=(-- --features sim)
 if [ $# -gt 0 ]; then
-  extra=(-- "$@")
+  extra=(-- --features sim "$@")
 fi
 
 # The number of tests that passed, summed over the test binaries of a run.

@@ -1,28 +1,51 @@
 #!/usr/bin/env bash
-# Builds the npm package: the wasm binding (wasm-pack, no downloads), wasm-opt from npm
-# binaryen (never Debian's: its wasm-opt 108 produces modules that fail to load), then
-# the TypeScript wrapper and CLI into dist/. Prints the .wasm size, raw and gzip.
+# Builds the npm package: the wasm binding (wasm-pack, no downloads) twice, the engine
+# (`replicore`) and the engine with the seeded cluster simulator (`replicore/sim`, for
+# the playground); wasm-opt from npm binaryen (never Debian's: its wasm-opt 108 produces
+# modules that fail to load); then the TypeScript wrapper and CLI into dist/. Prints
+# each .wasm's size, raw and gzip.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/../node_modules/.bin:$PATH"
 
-wasm-pack build ../wasm --target web --profile wasm-release --mode no-install \
-  --out-dir ../node/src/wasm --out-name replicore_wasm --no-pack 2>&1 \
-  | grep -vE '^\[INFO\]|failed to get wasm-pack version' || true
-test -f src/wasm/replicore_wasm_bg.wasm
-rm -f src/wasm/.gitignore src/wasm/package.json src/wasm/README.md
+# REPLICORE_WASM_PROFILE=wasm-small builds for size (opt-level z, wasm-opt -Oz) instead
+# of speed (the default, wasm-release: opt-level 3, wasm-opt -O3).
+profile=${REPLICORE_WASM_PROFILE:-wasm-release}
+case "$profile" in
+  wasm-release) opt=-O3 ;;
+  wasm-small) opt=-Oz ;;
+  *) echo "build.sh: REPLICORE_WASM_PROFILE must be wasm-release or wasm-small" >&2; exit 2 ;;
+esac
 
-wasm="src/wasm/replicore_wasm_bg.wasm"
-before=$(wc -c < "$wasm")
-wasm-opt -Oz --strip-debug --strip-producers "$wasm" -o "$wasm.opt"
-mv "$wasm.opt" "$wasm"
+# wasm_module OUT_DIR OUT_NAME [cargo args...]
+wasm_module() {
+  local dir=$1 name=$2
+  shift 2
+  wasm-pack build ../wasm --target web --profile "$profile" --mode no-install \
+    --out-dir "../node/src/$dir" --out-name "$name" --no-pack -- "$@" 2>&1 \
+    | grep -vE '^\[INFO\]|failed to get wasm-pack version' || true
+  test -f "src/$dir/${name}_bg.wasm"
+  rm -f "src/$dir/.gitignore" "src/$dir/package.json" "src/$dir/README.md"
+  local wasm="src/$dir/${name}_bg.wasm"
+  local before
+  before=$(wc -c < "$wasm")
+  wasm-opt "$opt" --strip-debug --strip-producers "$wasm" -o "$wasm.opt"
+  mv "$wasm.opt" "$wasm"
+  local raw gz
+  raw=$(wc -c < "$wasm")
+  gz=$(gzip -9 -c "$wasm" | wc -c)
+  sizes+=("$(printf '%s: %s bytes (%s KiB) raw, %s bytes (%s KiB) gzip -9; before wasm-opt %s bytes' \
+    "${name}_bg.wasm" "$raw" "$((raw / 1024))" "$gz" "$((gz / 1024))" "$before")")
+}
+
+sizes=()
+wasm_module wasm replicore_wasm
+wasm_module wasm-sim replicore_sim --features sim
 
 rm -rf dist
 tsc -p tsconfig.json
 cp -r src/wasm dist/wasm
+cp -r src/wasm-sim dist/wasm-sim
 chmod +x dist/cli.js
 
-raw=$(wc -c < "$wasm")
-gz=$(gzip -9 -c "$wasm" | wc -c)
-printf 'replicore_wasm_bg.wasm: %s bytes (%s KiB) raw, %s bytes (%s KiB) gzip -9; before wasm-opt %s bytes\n' \
-  "$raw" "$((raw / 1024))" "$gz" "$((gz / 1024))" "$before"
+for line in "${sizes[@]}"; do printf '%s (%s)\n' "$line" "$profile"; done

@@ -337,5 +337,6 @@ export class Store {
 // ---------------------------------------------------------------------------------------
 // The seeded cluster simulator
 
-export { Simulator } from "./sim.js";
+// The Simulator class is in its own entry point, "replicore/sim" (a second wasm module
+// with the simulator, so that this one stays small); its types are exported here too.
 export type * from "./sim-types.js";

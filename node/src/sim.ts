@@ -2,7 +2,7 @@
 // decision is the engine's (core/src/sim/); this file only turns arguments into JSON text
 // and casts results to their declared types (sim-types.ts).
 
-import * as raw from "./wasm/replicore_wasm.js";
+import * as raw from "./wasm-sim/replicore_sim.js";
 import type { Config, FeatureGates, ReplicoreError } from "./types.js";
 import type {
   Delays,

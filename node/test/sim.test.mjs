@@ -1,10 +1,11 @@
-// The simulator through the package entry (`import { Simulator } from "replicore"`):
+// The simulator through the package entry (`import { Simulator } from "replicore/sim"`):
 // the typed wrapper over the wasm class. Scaling shows slow start, scale-down deletes
 // the engine's ranking, a scenario from `scenario()` (as it would travel in a URL)
 // replays to the same state, and bad input throws errors with code and path.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Simulator, explain, isReplicoreError } from "replicore";
+import { Simulator } from "replicore/sim";
+import { explain, isReplicoreError } from "replicore";
 import { cluster } from "./helpers.mjs";
 
 function createBatches(sim) {

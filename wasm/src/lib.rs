@@ -6,9 +6,11 @@
 //! API users call is the package's TypeScript wrapper (`node/src/api.ts`).
 
 mod convert;
+#[cfg(feature = "sim")]
 pub mod sim;
 mod store;
 
+#[cfg(feature = "sim")]
 pub use sim::Simulator;
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -2,6 +2,7 @@
 //! values, in Node and headless Chromium (`scripts/test-wasm.sh`): results are plain
 //! objects of the declared shapes, a seed replays identically, bad input throws Errors
 //! with `code` and `path`, and a failed call leaves the instance usable.
+#![cfg(feature = "sim")]
 #![cfg(target_arch = "wasm32")]
 
 use js_sys::{Error, Reflect, JSON};

@@ -9,7 +9,8 @@ import assert from "node:assert/strict";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { Simulator, explain, rankPods } from "replicore";
+import { Simulator } from "replicore/sim";
+import { explain, rankPods } from "replicore";
 import {
   buildPage, chromiumPath, cleanShots, decodeHash, launch, openPage, rankingOf, repo, screenshot, serve, stateUrl,
 } from "./harness.mjs";

@@ -10,7 +10,6 @@ import {
   onPodEvent,
   plan,
   rankPods,
-  Simulator,
   type Completion,
   type EventDecision,
   type Explanation,
@@ -26,6 +25,7 @@ import {
   type Sample,
   type ScalePreview,
 } from "replicore";
+import { Simulator } from "replicore/sim";
 
 const now = new Date("2026-11-21T05:00:00Z");
 

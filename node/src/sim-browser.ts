@@ -1,0 +1,7 @@
+// Browser and bundler entry point of "replicore/sim": instantiates the simulator's .wasm
+// once, at import (top-level await).
+import init from "./wasm-sim/replicore_sim.js";
+
+await init({ module_or_path: new URL("./wasm-sim/replicore_sim_bg.wasm", import.meta.url) });
+
+export * from "./sim.js";
