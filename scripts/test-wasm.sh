@@ -31,9 +31,9 @@ logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 
 # The simulator's binding is a feature (a second module); test it with the rest.
-extra=(-- --features sim)
+extra=(--features sim)
 if [ $# -gt 0 ]; then
-  extra=(-- --features sim "$@")
+  extra=(--features sim -- "$@")
 fi
 
 # The number of tests that passed, summed over the test binaries of a run.

@@ -8,7 +8,7 @@
 mod convert;
 #[cfg(feature = "sim")]
 pub mod sim;
-mod store;
+pub mod store;
 
 #[cfg(feature = "sim")]
 pub use sim::Simulator;

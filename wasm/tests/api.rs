@@ -404,7 +404,8 @@ fn adoption_allowed_rechecks_the_live_owner() {
     assert_error(
         rc::adoption_allowed(input.clone(), t(&json!({"lost": true})), no_config()),
         "MALFORMED",
-        "liveOwner",
+        // The unknown variant is the key itself.
+        "liveOwner.lost",
     );
 }
 
@@ -1574,4 +1575,55 @@ fn deep_nesting_is_an_error_not_a_trap() {
         assert!(r.is_err(), "explain depth {depth}");
         assert_eq!(plan_of(&create_input())["manage"]["count"], 3);
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// The engine-side store
+
+#[wasm_bindgen_test]
+fn store_plans_what_plan_plans_and_survives_bad_objects() {
+    let mut store = rc::store::JsStore::new(JsValue::UNDEFINED).expect("default config");
+    store.upsert_owner(t(&owner(1))).expect("owner");
+    for p in [pod_a(), pod_b(), pod_c()] {
+        store.upsert_pod(t(&p)).expect("pod");
+    }
+    // Bad objects: refused with code and path, nothing changes.
+    assert_error(
+        store.upsert_pod(t(&json!({"metadata": {"namespace": "default"}}))),
+        "MISSING",
+        "pod.metadata.name",
+    );
+    assert_error(store.upsert_pod(obj(&pod_a())), "MALFORMED", "pod");
+    assert_error(
+        store.plan_for("default", "nope", t(&json!({"now": NOW}))),
+        "NOT_FOUND",
+        "owner",
+    );
+    let size = ok(store.size());
+    assert_eq!(size, json!({"owners": 1, "pods": 3}));
+
+    let r = ok(store.plan_for("default", "web", t(&json!({"now": NOW}))));
+    let input = json!({"now": NOW, "owner": owner(1), "pods": [pod_a(), pod_b(), pod_c()]});
+    let whole = ok(rc::plan(t(&input), no_config()));
+    let names = |p: &Value| -> Vec<String> {
+        p["manage"]["victims"]
+            .as_array()
+            .map(|v| v.iter().map(|x| x["name"].to_string()).collect())
+            .unwrap_or_default()
+    };
+    assert_eq!(names(&r["plan"]), names(&whole));
+    assert!(!names(&whole).is_empty(), "a scale-down plan: {whole}");
+    let ticket = r["ticket"].as_u64().unwrap_or(u64::MAX) as u32;
+    let deletes: Vec<Value> = names(&whole)
+        .iter()
+        .map(|_| json!({"result": "ok"}))
+        .collect();
+    let done = ok(store.complete("default/web", ticket, t(&json!({"deletes": deletes}))));
+    assert_eq!(done["deleted"], json!(deletes.len()));
+    // The plan is done: its ticket is no longer known.
+    assert_error(
+        store.complete("default/web", ticket, t(&json!({}))),
+        "UNKNOWN_PLAN",
+        "plan",
+    );
 }
