@@ -5,7 +5,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::OwnerKind;
 use crate::model::{Pod, ReplicaSet};
-use crate::selector::Selector;
 
 /// What claiming does with one pod.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -45,10 +44,9 @@ pub(crate) enum Verdict {
     Release,
 }
 
-/// for one active pod.
-pub(crate) fn verdict(pod: &Pod, owner: &ReplicaSet, selector: &Selector) -> Verdict {
+/// for one active pod; `matches`: does the owner's selector match it?
+pub(crate) fn verdict(pod: &Pod, owner: &ReplicaSet, matches: bool) -> Verdict {
     let owner_deleting = owner.metadata.deletion_timestamp.is_some();
-    let matches = selector.matches(pod.metadata.labels.as_ref());
     match pod.metadata.controller_ref() {
         Some(r) if r.uid != owner.metadata.uid => Verdict::Ignored,
         Some(_) if matches => Verdict::Claimed,

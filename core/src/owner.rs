@@ -56,11 +56,38 @@ pub fn related_pods<'a, R: Borrow<ReplicaSet>>(
     others: &[R],
     all: impl IntoIterator<Item = &'a Pod>,
 ) -> Vec<&'a Pod> {
+    related(owner, others, all.into_iter().map(|p| (p, None)))
+}
+
+/// [`related_pods`] over `all` when whether the owner's own (valid) selector matches
+/// each pod is already known (`own[i]` for `all[i]`, false outside its namespace).
+pub(crate) fn related_pods_matched<'a, R: Borrow<ReplicaSet>>(
+    owner: &ReplicaSet,
+    others: &[R],
+    all: &[&'a Pod],
+    own: &[bool],
+) -> Vec<&'a Pod> {
+    related(
+        owner,
+        others,
+        all.iter()
+            .enumerate()
+            .map(|(i, p)| (*p, Some(own.get(i).copied().unwrap_or(false)))),
+    )
+}
+
+/// The pods with, for each, whether the owner's selector is known to match it.
+fn related<'a, R: Borrow<ReplicaSet>>(
+    owner: &ReplicaSet,
+    others: &[R],
+    all: impl Iterator<Item = (&'a Pod, Option<bool>)>,
+) -> Vec<&'a Pod> {
     let Some(controller) = owner.metadata.controller_ref() else {
         return Vec::new();
     };
     let mut sibling_uids: HashSet<&str> = HashSet::new();
-    let selectors: Vec<(&str, Selector)> = std::iter::once(owner)
+    // (namespace, selector, is the owner itself)
+    let selectors: Vec<(&str, Selector, bool)> = std::iter::once(owner)
         .chain(others.iter().map(Borrow::borrow))
         .filter(|rs| {
             rs.metadata
@@ -70,7 +97,8 @@ pub fn related_pods<'a, R: Borrow<ReplicaSet>>(
         })
         .filter_map(|rs| {
             let s = Selector::compile(rs.spec.selector.as_ref()).ok()?;
-            Some((rs.metadata.namespace.as_str(), s))
+            let is_owner = std::ptr::eq(rs, owner);
+            Some((rs.metadata.namespace.as_str(), s, is_owner))
         })
         .collect();
     // De-duplicate by UID as upstream does. Which of two different pods sharing a UID
@@ -78,11 +106,15 @@ pub fn related_pods<'a, R: Borrow<ReplicaSet>>(
     // answer independent of input order. Pods without a UID (hand-written input) are
     // told apart by namespace/name instead of all collapsing into one.
     let mut by_identity: FxHashMap<Identity, &Pod> = FxHashMap::default();
-    for p in all.into_iter().filter(|p| {
-        selectors
-            .iter()
-            .any(|(ns, s)| p.namespace() == *ns && s.matches(p.metadata.labels.as_ref()))
-    }) {
+    for p in all
+        .filter(|(p, own)| {
+            selectors.iter().any(|(ns, s, is_owner)| match own {
+                Some(known) if *is_owner => *known,
+                _ => p.namespace() == *ns && s.matches(p.metadata.labels.as_ref()),
+            })
+        })
+        .map(|(p, _)| p)
+    {
         let id = if p.uid().is_empty() {
             Identity::Key(p.namespace(), p.name())
         } else {

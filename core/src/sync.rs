@@ -16,11 +16,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::availability;
 use crate::claim::{self, ClaimAction, ClaimKind, Verdict};
-use crate::config::Config;
+use crate::config::{Config, OwnerKind};
 use crate::error::{Error, Result};
 use crate::expectations::ExpectationsChange;
 use crate::input::{SyncInput, SyncView};
-use crate::model::{Pod, ReplicaSetStatus};
+use crate::model::{Pod, ReplicaSet, ReplicaSetStatus};
 use crate::outcome::{CallResult, ClaimOutcome, LiveOwner, SyncOutcome};
 use crate::owner;
 use crate::pods;
@@ -138,6 +138,8 @@ struct Context<'a> {
     claimed: Vec<(usize, &'a Pod)>,
     adopt: Vec<(usize, &'a Pod)>,
     terminating: usize,
+    /// Per input pod: does the owner's selector match it (false outside its namespace)?
+    matched: Vec<bool>,
 }
 
 /// S-1..S-9: what this sync will do, given the host's snapshot.
@@ -184,15 +186,20 @@ pub(crate) fn plan_view<'a>(input: SyncView<'a>, config: &'a Config) -> Result<S
             return Ok(plan);
         }
     };
-    // S-6, S-7
-    let candidates = owner::pods_of_owner(owner_rs, &config.owner_kind, input.pods.iter().copied());
+    // S-6, S-7: one pass over the pods: the owner's own and the orphans of its namespace
+    // (R-20, R-21, as `owner::pods_of_owner`), and whether its selector matches each pod
+    // of its namespace, for the claims and its share of the related pods
+    // so that no pod's labels are read twice.
+    let (candidates, matched) =
+        owner_pods_matched(owner_rs, &config.owner_kind, &selector, &input.pods);
+    let matches = |i: usize| matched.get(i).copied().unwrap_or(false);
     let mut claimed = Vec::new();
     let mut adopt = Vec::new();
     for &(i, p) in &candidates {
         if !pods::is_active(p) {
             continue;
         }
-        match claim::verdict(p, owner_rs, &selector) {
+        match claim::verdict(p, owner_rs, matches(i)) {
             Verdict::Claimed => claimed.push((i, p)),
             Verdict::Ignored => {}
             Verdict::Adopt => {
@@ -226,8 +233,12 @@ pub(crate) fn plan_view<'a>(input: SyncView<'a>, config: &'a Config) -> Result<S
     {
         candidates
             .iter()
-            .filter(|(_, p)| {
-                pods::is_terminating(p) && owner::is_claimed_by(p, owner_rs, &selector)
+            .filter(|&&(i, p)| {
+                pods::is_terminating(p)
+                    && matches(i)
+                    && p.metadata
+                        .controller_ref()
+                        .is_some_and(|r| r.uid == owner_rs.metadata.uid)
             })
             .count()
     } else {
@@ -240,11 +251,44 @@ pub(crate) fn plan_view<'a>(input: SyncView<'a>, config: &'a Config) -> Result<S
         claimed,
         adopt,
         terminating,
+        matched,
     };
     let all_adopted: Vec<bool> = vec![true; ctx.adopt.len()];
     plan.manage = ctx.manage(&ctx.claimed_with(&all_adopted));
     plan.ctx = Some(ctx);
     Ok(plan)
+}
+
+/// R-20, R-21 (`FilterPodsByOwner`, orphans included) in one pass over `all`: the pods of
+/// the owner's namespace whose controller reference names it exactly (kind, name, UID),
+/// then that namespace's orphans, each with its index in `all` (the same list as
+/// [`owner::pods_of_owner`]); and, per pod of `all`, whether the owner's selector
+/// matches it (false outside the namespace).
+fn owner_pods_matched<'a>(
+    owner: &ReplicaSet,
+    kind: &OwnerKind,
+    selector: &Selector,
+    all: &[&'a Pod],
+) -> (Vec<(usize, &'a Pod)>, Vec<bool>) {
+    let meta = &owner.metadata;
+    let mut matched = vec![false; all.len()];
+    let mut owned = Vec::new();
+    let mut orphans = Vec::new();
+    for ((i, p), m) in all.iter().enumerate().zip(matched.iter_mut()) {
+        if p.namespace() != meta.namespace {
+            continue;
+        }
+        *m = selector.matches(p.metadata.labels.as_ref());
+        match p.metadata.controller_ref() {
+            None => orphans.push((i, *p)),
+            Some(r) if r.kind == kind.kind && r.name == meta.name && r.uid == meta.uid => {
+                owned.push((i, *p))
+            }
+            Some(_) => {}
+        }
+    }
+    owned.append(&mut orphans);
+    (owned, matched)
 }
 
 impl<'a> Context<'a> {
@@ -294,8 +338,12 @@ impl<'a> Context<'a> {
         if diff > 0 {
             // R-55..R-58
             let n = usize::try_from(diff).unwrap_or(usize::MAX).min(burst);
-            let related =
-                owner::related_pods(input.owner, &input.other_owners, input.pods.iter().copied());
+            let related = owner::related_pods_matched(
+                input.owner,
+                &input.other_owners,
+                &input.pods,
+                &self.matched,
+            );
             let candidates: Vec<&Pod> = claimed.iter().map(|(_, p)| *p).collect();
             let ranked = rank::pods_to_delete(
                 &candidates,
