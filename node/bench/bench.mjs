@@ -28,7 +28,9 @@ function bench(name, f, opts) {
 }
 
 log(`replicore wasm benchmarks (Node ${process.version}); sizes = owned pods (+300 unmatched)`);
-for (const n of [1_000, 10_000, 100_000]) {
+// 100k is native only (cargo bench): in wasm, filling one store past ~40,000 pods slows
+// down superlinearly (under investigation; the native store is linear).
+for (const n of [1_000, 10_000]) {
   const needs = (prefix) => wanted(`${prefix}/${label(n)}`);
   if (!["rankPods", "plan(objects)", "planJson(text)", "store.planFor", "store.upsertPod", "store.upsertPodJson"].some(needs)) continue;
   const pods = podsOfSize(base, n);
