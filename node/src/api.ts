@@ -4,6 +4,7 @@
 // engine's.
 
 import * as raw from "./wasm/replicore_wasm.js";
+import { optText, text } from "./json-text.js";
 import type {
   CallResult,
   ClaimOutcome,
@@ -35,32 +36,6 @@ import type {
 } from "./types.js";
 
 export type * from "./types.js";
-
-// ---------------------------------------------------------------------------------------
-// Objects to JSON text
-
-/**
- * Object arguments cross into wasm as JSON text: `JSON.stringify` writes `Date` fields
- * (as @kubernetes/client-node returns them) as RFC 3339 strings, and refuses cycles and
- * absurd nesting with an exception instead of exhausting the wasm stack.
- */
-function text(value: unknown, path: string): string {
-  try {
-    const t = JSON.stringify(value);
-    if (t === undefined) throw new TypeError("no JSON representation");
-    return t;
-  } catch (e) {
-    const at = path || ".";
-    const err = new Error(`${at}: cannot be converted to JSON: ${(e as Error).message}`) as ReplicoreError;
-    err.code = "MALFORMED";
-    err.path = at;
-    throw err;
-  }
-}
-
-function optText(value: unknown, path: string): string | undefined {
-  return value === undefined || value === null ? undefined : text(value, path);
-}
 
 function iso(t: Time): string {
   return t instanceof Date ? t.toISOString() : t;

@@ -3,6 +3,7 @@
 // and casts results to their declared types (sim-types.ts).
 
 import * as raw from "./wasm-sim/replicore_sim.js";
+import { text } from "./json-text.js";
 import type { Config, FeatureGates, ReplicoreError } from "./types.js";
 import type {
   Delays,
@@ -18,22 +19,8 @@ import type {
 
 export type * from "./sim-types.js";
 
-function json(value: unknown, path: string): string {
-  try {
-    const t = JSON.stringify(value);
-    if (t === undefined) throw new TypeError("no JSON representation");
-    return t;
-  } catch (e) {
-    const at = path || ".";
-    const err = new Error(`${at}: cannot be converted to JSON: ${(e as Error).message}`) as ReplicoreError;
-    err.code = "MALFORMED";
-    err.path = at;
-    throw err;
-  }
-}
-
 function gatesText(featureGates: Partial<FeatureGates> | undefined): string | undefined {
-  return featureGates === undefined ? undefined : json(featureGates, "featureGates");
+  return featureGates === undefined ? undefined : text(featureGates, "featureGates");
 }
 
 /**
@@ -51,7 +38,7 @@ export class Simulator {
    * `scenario` may be the object or its JSON text (e.g. from a URL).
    */
   constructor(scenario: Scenario | string) {
-    this.#sim = new raw.Simulator(typeof scenario === "string" ? scenario : json(scenario, "scenario"));
+    this.#sim = new raw.Simulator(typeof scenario === "string" ? scenario : text(scenario, "scenario"));
   }
 
   /** Processes the next event in virtual time; false when nothing is scheduled. */
@@ -66,7 +53,7 @@ export class Simulator {
 
   /** Applies an edit now (recorded in `scenario().edits` for replay). */
   apply(edit: Edit): void {
-    this.#sim.apply(json(edit, "edit"));
+    this.#sim.apply(text(edit, "edit"));
   }
 
   setReplicas(replicas: number, owner?: string): void {
