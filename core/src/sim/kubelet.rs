@@ -4,6 +4,7 @@
 //! after its grace period. Every step is a write to the API server, seen by the watch.
 
 use crate::model::{ContainerStatus, Pod, PodCondition};
+use crate::sim::Change;
 use crate::time::Time;
 
 use super::trace::{KubeletChange, What};
@@ -107,6 +108,25 @@ impl Simulator {
             .count()
     }
 
+    /// One kubelet step: the pod written through the API server and the step traced;
+    /// `None` when the pod is gone.
+    fn kubelet_write(
+        &mut self,
+        key: &str,
+        pod: &Pod,
+        change: KubeletChange,
+        node: Option<String>,
+        f: impl FnOnce(&mut Pod),
+    ) -> Option<Change> {
+        let c = self.api.update_pod(key, f)?;
+        self.record(What::Kubelet {
+            pod: pod.name().to_owned(),
+            change,
+            node,
+        });
+        Some(c)
+    }
+
     pub(super) fn kubelet(&mut self, key: &str, uid: &str, action: Action) {
         let Some(pod) = self.api.pods.get(key).filter(|p| p.uid() == uid).cloned() else {
             return;
@@ -141,33 +161,32 @@ impl Simulator {
                     // No node: Pending until one is added.
                     return;
                 };
-                let Some(c) = self
-                    .api
-                    .update_pod(key, |p| p.spec.node_name = Some(node.clone()))
-                else {
+                let Some(c) = self.kubelet_write(
+                    key,
+                    &pod,
+                    KubeletChange::Scheduled,
+                    Some(node.clone()),
+                    |p| p.spec.node_name = Some(node),
+                ) else {
                     return;
                 };
-                self.record(What::Kubelet {
-                    pod: pod.name().to_owned(),
-                    change: KubeletChange::Scheduled,
-                    node: Some(node),
-                });
                 (c, Some(Action::Start))
             }
             Action::Start => {
-                let Some(c) = self.api.update_pod(key, |p| {
-                    p.status.phase = Some("Running".into());
-                    let r = crate::pods::max_container_restarts(p);
-                    set_restarts(p, r);
-                    set_ready(p, false, now);
-                }) else {
+                let Some(c) = self.kubelet_write(
+                    key,
+                    &pod,
+                    KubeletChange::Running,
+                    pod.spec.node_name.clone(),
+                    |p| {
+                        p.status.phase = Some("Running".into());
+                        let r = crate::pods::max_container_restarts(p);
+                        set_restarts(p, r);
+                        set_ready(p, false, now);
+                    },
+                ) else {
                     return;
                 };
-                self.record(What::Kubelet {
-                    pod: pod.name().to_owned(),
-                    change: KubeletChange::Running,
-                    node: pod.spec.node_name.clone(),
-                });
                 (
                     c,
                     Some(if life.crash_loop {
@@ -178,45 +197,48 @@ impl Simulator {
                 )
             }
             Action::Ready => {
-                let Some(c) = self.api.update_pod(key, |p| set_ready(p, true, now)) else {
+                let Some(c) = self.kubelet_write(
+                    key,
+                    &pod,
+                    KubeletChange::Ready,
+                    pod.spec.node_name.clone(),
+                    |p| set_ready(p, true, now),
+                ) else {
                     return;
                 };
-                self.record(What::Kubelet {
-                    pod: pod.name().to_owned(),
-                    change: KubeletChange::Ready,
-                    node: pod.spec.node_name.clone(),
-                });
                 (c, life.flapping.then_some(Action::Flap))
             }
             Action::Crash => {
-                let Some(c) = self.api.update_pod(key, |p| {
-                    let r = crate::pods::max_container_restarts(p).saturating_add(1);
-                    set_restarts(p, r);
-                    set_ready(p, false, now);
-                }) else {
+                let Some(c) = self.kubelet_write(
+                    key,
+                    &pod,
+                    KubeletChange::Restarted,
+                    pod.spec.node_name.clone(),
+                    |p| {
+                        let r = crate::pods::max_container_restarts(p).saturating_add(1);
+                        set_restarts(p, r);
+                        set_ready(p, false, now);
+                    },
+                ) else {
                     return;
                 };
-                self.record(What::Kubelet {
-                    pod: pod.name().to_owned(),
-                    change: KubeletChange::Restarted,
-                    node: pod.spec.node_name.clone(),
-                });
                 (c, Some(Action::Crash))
             }
             Action::Flap => {
                 let ready = !crate::pods::is_ready(&pod);
-                let Some(c) = self.api.update_pod(key, |p| set_ready(p, ready, now)) else {
-                    return;
-                };
-                self.record(What::Kubelet {
-                    pod: pod.name().to_owned(),
-                    change: if ready {
+                let Some(c) = self.kubelet_write(
+                    key,
+                    &pod,
+                    if ready {
                         KubeletChange::Ready
                     } else {
                         KubeletChange::NotReady
                     },
-                    node: pod.spec.node_name.clone(),
-                });
+                    pod.spec.node_name.clone(),
+                    |p| set_ready(p, ready, now),
+                ) else {
+                    return;
+                };
                 (c, Some(Action::Flap))
             }
             Action::Gone => return,
