@@ -158,7 +158,7 @@ fn sync_input(rs: &ReplicaSet, pods: Vec<Pod>, replicas: i32) -> SyncInput {
         now: now(),
         owner,
         other_owners: Vec::new(),
-        pods,
+        pods: pods.into(),
         expectations: Default::default(),
         cache_is_fresh: true,
     }

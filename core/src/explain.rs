@@ -30,6 +30,7 @@ use serde_json::Value;
 
 use crate::claim::ClaimKind;
 use crate::config::Config;
+use crate::digest::Pods;
 use crate::error::{join_path, Error, Result};
 use crate::expectations::Expectations;
 use crate::input::{self, SyncInput};
@@ -257,7 +258,7 @@ fn document(
 /// The ReplicaSets and pods of a snapshot, checked.
 struct Snapshot {
     owners: Vec<ReplicaSet>,
-    pods: Vec<Pod>,
+    pods: Pods,
     ignored: usize,
 }
 
@@ -265,7 +266,7 @@ impl Snapshot {
     fn parse(items: Vec<(String, Value)>, owner_kind: &str) -> Result<Snapshot> {
         let mut snap = Snapshot {
             owners: Vec::new(),
-            pods: Vec::new(),
+            pods: Pods::new(),
             ignored: 0,
         };
         // Where each owner and pod key was first seen, for duplicates (E-08).
@@ -537,5 +538,5 @@ pub fn snapshot_of(list: Value, owner_kind: &str) -> Result<(Vec<ReplicaSet>, Ve
         doc => document(String::new(), doc, Some(owner_kind), &mut items)?,
     }
     let snap = Snapshot::parse(items, owner_kind)?;
-    Ok((snap.owners, snap.pods))
+    Ok((snap.owners, snap.pods.into_vec()))
 }

@@ -6,6 +6,7 @@ use crate::fxhash::FxHashMap;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crate::digest::{Digested, PodDigest, Pods};
 use crate::error::{join_path, Error, Result};
 use crate::expectations::Expectations;
 use crate::jsonpath;
@@ -31,8 +32,9 @@ pub struct SyncInput {
     pub other_owners: Vec<ReplicaSet>,
     /// The pods the host's cache holds; the engine picks the owner's and the orphans of
     /// its namespace (R-20..R-22) and the related ones.
-    #[serde(default, deserialize_with = "crate::objects::objects")]
-    pub pods: Vec<Pod>,
+    /// Each pod's [`crate::digest::PodDigest`] is computed once, when it enters the list.
+    #[serde(default)]
+    pub pods: Pods,
     /// The owner's expectations before this sync.
     #[serde(default)]
     pub expectations: Expectations,
@@ -54,8 +56,20 @@ pub struct SyncView<'a> {
     pub owner: &'a ReplicaSet,
     pub other_owners: Vec<&'a ReplicaSet>,
     pub pods: Vec<&'a Pod>,
+    /// Per pod of `pods`, its digest.
+    pub(crate) digests: &'a [PodDigest],
     pub expectations: &'a Expectations,
     pub cache_is_fresh: bool,
+}
+
+impl<'a> SyncView<'a> {
+    /// The pod at `index` with its digest.
+    pub(crate) fn digested(&self, index: usize) -> Option<Digested<'a>> {
+        Some(Digested {
+            pod: self.pods.get(index)?,
+            digest: self.digests.get(index)?,
+        })
+    }
 }
 
 /// Parses any JSON document (object, array, scalar); a syntax error gives its position.
@@ -141,6 +155,7 @@ impl SyncInput {
             owner: &self.owner,
             other_owners: self.other_owners.iter().collect(),
             pods: self.pods.iter().collect(),
+            digests: self.pods.digests(),
             expectations: &self.expectations,
             cache_is_fresh: self.cache_is_fresh,
         }

@@ -46,6 +46,7 @@
 pub mod availability;
 pub mod claim;
 pub mod config;
+pub mod digest;
 pub mod error;
 pub mod events;
 pub mod expectations;
@@ -69,6 +70,7 @@ pub mod template;
 pub mod time;
 
 pub use config::{Config, FeatureGates, OwnerKind, DEFAULT_BURST_REPLICAS};
+pub use digest::{Digested, PodDigest, Pods};
 pub use error::{Error, Result};
 pub use events::{on_owner_event, on_pod_event, EventDecision, OwnerEvent, PodEvent};
 pub use expectations::{Expectations, ExpectationsChange, ExpectationsRecord, EXPECTATIONS_TTL};

@@ -2,11 +2,13 @@
 //! co-location on scale-down.
 
 use std::borrow::Borrow;
+use std::collections::hash_map::Entry;
 use std::collections::HashSet;
 
 use crate::fxhash::FxHashMap;
 
 use crate::config::OwnerKind;
+use crate::digest::{Digested, PodDigest};
 use crate::model::{Pod, ReplicaSet};
 use crate::pods;
 use crate::selector::Selector;
@@ -56,32 +58,43 @@ pub fn related_pods<'a, R: Borrow<ReplicaSet>>(
     others: &[R],
     all: impl IntoIterator<Item = &'a Pod>,
 ) -> Vec<&'a Pod> {
-    related(owner, others, all.into_iter().map(|p| (p, None)))
+    let all: Vec<&Pod> = all.into_iter().collect();
+    let digests: Vec<PodDigest> = all.iter().map(|p| PodDigest::of(p)).collect();
+    let items = all
+        .iter()
+        .zip(&digests)
+        .map(|(pod, digest)| (Digested { pod, digest }, None));
+    related(owner, others, items)
+        .into_iter()
+        .filter_map(|i| all.get(i).copied())
+        .collect()
 }
 
-/// [`related_pods`] over `all` when whether the owner's own (valid) selector matches
-/// each pod is already known (`own[i]` for `all[i]`, false outside its namespace).
-pub(crate) fn related_pods_matched<'a, R: Borrow<ReplicaSet>>(
+/// [`related_pods`] over a sync's digested pods when whether the owner's own (valid)
+/// selector matches each pod is already known (`own[i]` for `all[i]`, false outside its
+/// namespace): the indices into `all` of the related pods.
+pub(crate) fn related_pods_matched<R: Borrow<ReplicaSet>>(
     owner: &ReplicaSet,
     others: &[R],
-    all: &[&'a Pod],
+    all: &[&Pod],
+    digests: &[PodDigest],
     own: &[bool],
-) -> Vec<&'a Pod> {
-    related(
-        owner,
-        others,
-        all.iter()
-            .enumerate()
-            .map(|(i, p)| (*p, Some(own.get(i).copied().unwrap_or(false)))),
-    )
+) -> Vec<usize> {
+    let items = all
+        .iter()
+        .zip(digests)
+        .zip(own.iter().copied().chain(std::iter::repeat(false)))
+        .map(|((pod, digest), own)| (Digested { pod, digest }, Some(own)));
+    related(owner, others, items)
 }
 
-/// The pods with, for each, whether the owner's selector is known to match it.
+/// The pods with, for each, whether the owner's selector is known to match it: the
+/// positions of the related ones.
 fn related<'a, R: Borrow<ReplicaSet>>(
     owner: &ReplicaSet,
     others: &[R],
-    all: impl Iterator<Item = (&'a Pod, Option<bool>)>,
-) -> Vec<&'a Pod> {
+    all: impl Iterator<Item = (Digested<'a>, Option<bool>)>,
+) -> Vec<usize> {
     let Some(controller) = owner.metadata.controller_ref() else {
         return Vec::new();
     };
@@ -104,32 +117,51 @@ fn related<'a, R: Borrow<ReplicaSet>>(
     // De-duplicate by UID as upstream does. Which of two different pods sharing a UID
     // survives is unspecified upstream; keeping the first by namespace/name makes the
     // answer independent of input order. Pods without a UID (hand-written input) are
-    // told apart by namespace/name instead of all collapsing into one.
-    let mut by_identity: FxHashMap<Identity, &Pod> = FxHashMap::default();
-    for p in all
-        .filter(|(p, own)| {
-            selectors.iter().any(|(ns, s, is_owner)| match own {
-                Some(known) if *is_owner => *known,
-                _ => p.namespace() == *ns && s.matches(p.metadata.labels.as_ref()),
-            })
+    // told apart by namespace/name instead of all collapsing into one. UIDs are first
+    // told apart by their digest's 16-byte prefix, without reading the strings.
+    // The first pod seen per prefix, then (rarely) the others that share a prefix.
+    let mut by_prefix: FxHashMap<u128, (Identity<'a>, usize, &'a Pod)> = FxHashMap::default();
+    let mut shared: FxHashMap<Identity<'a>, (usize, &'a Pod)> = FxHashMap::default();
+    let keep_first = |at: &mut usize, kept: &mut &'a Pod, i: usize, pod: &'a Pod| {
+        if (pod.namespace(), pod.name()) < (kept.namespace(), kept.name()) {
+            *at = i;
+            *kept = pod;
+        }
+    };
+    for (i, (p, _)) in all.enumerate().filter(|(_, (p, own))| {
+        selectors.iter().any(|(ns, s, is_owner)| match own {
+            Some(known) if *is_owner => *known,
+            _ => p.namespace() == *ns && s.matches(p.metadata.labels.as_ref()),
         })
-        .map(|(p, _)| p)
-    {
-        let id = if p.uid().is_empty() {
-            Identity::Key(p.namespace(), p.name())
+    }) {
+        let pod = p.pod;
+        let id = if pod.uid().is_empty() {
+            Identity::Key(pod.namespace(), pod.name())
         } else {
-            Identity::Uid(p.uid())
+            Identity::Uid(pod.uid())
         };
-        by_identity
-            .entry(id)
-            .and_modify(|kept| {
-                if (p.namespace(), p.name()) < (kept.namespace(), kept.name()) {
-                    *kept = p;
+        match by_prefix.entry(p.digest.uid_prefix) {
+            Entry::Vacant(v) => {
+                v.insert((id, i, pod));
+            }
+            Entry::Occupied(mut o) => {
+                let (first, at, kept) = o.get_mut();
+                if *first == id {
+                    keep_first(at, kept, i, pod);
+                } else {
+                    shared
+                        .entry(id)
+                        .and_modify(|(at, kept)| keep_first(at, kept, i, pod))
+                        .or_insert((i, pod));
                 }
-            })
-            .or_insert(p);
+            }
+        }
     }
-    by_identity.into_values().collect()
+    by_prefix
+        .into_values()
+        .map(|(_, i, _)| i)
+        .chain(shared.into_values().map(|(i, _)| i))
+        .collect()
 }
 
 #[derive(PartialEq, Eq, Hash)]

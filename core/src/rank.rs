@@ -30,6 +30,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::config::FeatureGates;
+use crate::digest::{Digested, PodDigest};
 use crate::fxhash::FxHashMap;
 use crate::model::Pod;
 use crate::pods;
@@ -118,36 +119,40 @@ pub struct RankedPod {
     pub facts: RankFacts,
 }
 
-/// A pod's sort key, computed once (R-71..R-74).
+/// A pod's sort key, computed once (R-71..R-74), compact so the sorts stay in cache.
 #[derive(Clone, Copy, Debug)]
 struct Key {
-    index: u32,
-    unassigned: bool,
-    phase: u8,
-    ready: bool,
+    /// The UID's first 16 bytes, big-endian and zero-padded: a smaller prefix is a smaller
+    /// UID; equal prefixes fall back to the strings.
+    uid: u128,
+    /// Rule 6's slot of a ready pod with a non-zero ready time: the log2 age bucket, or
+    /// the negated time.
+    ready_slot: i64,
+    /// The exact ready time (valid with [`HAS_READY_TIME`]).
+    ready_time: i64,
+    /// Rule 8's slot and the exact creation time (valid with [`HAS_CREATED`]).
+    created_slot: i64,
+    created: i64,
     cost: i32,
     colocated: u32,
-    /// Rule 6's order among ready pods: (non-zero, bucket or −time); (false, 0) if not ready.
-    ready_slot: (bool, i64),
-    /// The exact ready time of a ready pod (`None`: not ready, or zero).
-    ready_time: Option<i64>,
     restarts: i32,
     sidecar: i32,
-    /// Rule 8's order: (non-zero, bucket or −time).
-    created_slot: (bool, i64),
-    created: Option<i64>,
-    /// Packed sort keys, computed once: see [`Key::block`], [`Key::later`].
-    block: (u128, u128),
-    later: u128,
-    ready_bits: u128,
-    created_bits: u128,
+    index: u32,
+    phase: u8,
+    flags: u8,
 }
 
-fn slot(t: Option<Time>, now: Time, log: bool) -> (bool, i64) {
-    match t {
-        None => (false, 0),
-        Some(t) if log => (true, i64::from(log2_bucket(now, t))),
-        Some(t) => (true, t.unix_nanos().saturating_neg()),
+const UNASSIGNED: u8 = 1;
+const READY: u8 = 2;
+/// Ready with a non-zero ready time.
+const HAS_READY_TIME: u8 = 4;
+const HAS_CREATED: u8 = 8;
+
+fn slot(t: Time, now: Time, log: bool) -> i64 {
+    if log {
+        i64::from(log2_bucket(now, t))
+    } else {
+        t.unix_nanos().saturating_neg()
     }
 }
 
@@ -165,61 +170,96 @@ fn time_bits(t: Option<i64>) -> u128 {
 }
 
 impl Key {
-    fn new(index: u32, pod: &Pod, colocated: u32, now: Time, gates: &FeatureGates) -> Key {
+    fn new(index: u32, d: &PodDigest, colocated: u32, now: Time, gates: &FeatureGates) -> Key {
         let log = gates.logarithmic_scale_down;
-        let (ready, ready_time) = match pods::ready_state(pod) {
-            Some(t) => (true, t),
-            None => (false, None),
-        };
-        let created = pod.metadata.creation_timestamp;
-        let mut key = Key {
-            index,
-            unassigned: pod.node_name().is_empty(),
-            phase: pods::phase_ordinal(pod),
-            ready,
+        let mut flags = 0;
+        let mut ready_slot = 0;
+        let mut ready_time = 0;
+        if d.is_ready() {
+            flags |= READY;
+            if let Some(t) = d.ready_time() {
+                flags |= HAS_READY_TIME;
+                ready_slot = slot(t, now, log);
+                ready_time = t.unix_nanos();
+            }
+        }
+        let (mut created_slot, mut created) = (0, 0);
+        if let Some(t) = d.creation_time() {
+            flags |= HAS_CREATED;
+            created_slot = slot(t, now, log);
+            created = t.unix_nanos();
+        }
+        if d.is_unassigned() {
+            flags |= UNASSIGNED;
+        }
+        Key {
+            uid: d.uid_prefix,
+            ready_slot,
+            ready_time,
+            created_slot,
+            created,
             cost: if gates.pod_deletion_cost {
-                pods::deletion_cost(pod)
+                d.deletion_cost
             } else {
                 0
             },
             colocated,
-            ready_slot: if ready {
-                slot(ready_time, now, log)
-            } else {
-                (false, 0)
-            },
-            ready_time: ready_time.map(Time::unix_nanos),
-            restarts: pods::max_container_restarts(pod),
-            sidecar: pods::max_sidecar_restarts(pod),
-            created_slot: slot(created, now, log),
-            created: created.map(Time::unix_nanos),
-            block: (0, 0),
-            later: 0,
-            ready_bits: 0,
-            created_bits: 0,
-        };
-        key.block = key.block_key();
-        key.later = key.later_key();
-        key.ready_bits = time_bits(key.ready_time);
-        key.created_bits = time_bits(key.created);
-        key
+            restarts: d.restarts,
+            sidecar: d.sidecar_restarts,
+            index,
+            phase: d.phase,
+            flags,
+        }
+    }
+
+    fn unassigned(&self) -> bool {
+        self.flags & UNASSIGNED != 0
+    }
+
+    fn ready(&self) -> bool {
+        self.flags & READY != 0
+    }
+
+    /// The exact ready time of a ready pod (`None`: not ready, or zero).
+    fn ready_time(&self) -> Option<i64> {
+        (self.flags & HAS_READY_TIME != 0).then_some(self.ready_time)
+    }
+
+    /// Rule 6's order among ready pods: (non-zero, bucket or −time); (false, 0) otherwise.
+    fn ready_slot(&self) -> (bool, i64) {
+        match self.ready_time() {
+            Some(_) => (true, self.ready_slot),
+            None => (false, 0),
+        }
+    }
+
+    fn created(&self) -> Option<i64> {
+        (self.flags & HAS_CREATED != 0).then_some(self.created)
+    }
+
+    /// Rule 8's order: (non-zero, bucket or −time).
+    fn created_slot(&self) -> (bool, i64) {
+        match self.created() {
+            Some(_) => (true, self.created_slot),
+            None => (false, 0),
+        }
     }
 
     /// Rules 1–5 and rule 6's slot, packed, smaller first: a strict weak order whose ties
     /// are the blocks.
     fn block_key(&self) -> (u128, u128) {
-        let rules = (u128::from(!self.unassigned) << 67)
+        let rules = (u128::from(!self.unassigned()) << 67)
             | (u128::from(self.phase & 3) << 65)
-            | (u128::from(self.ready) << 64)
+            | (u128::from(self.ready()) << 64)
             | (u128::from((self.cost as u32) ^ (1 << 31)) << 32)
             | u128::from(u32::MAX - self.colocated);
-        (rules, slot_bits(self.ready_slot))
+        (rules, slot_bits(self.ready_slot()))
     }
 
     /// Rule 7 and rule 8's slot, packed, smaller first.
     fn later_key(&self) -> u128 {
         let desc = |n: i32| u128::from(i32::MAX.saturating_sub(n.max(0)) as u32);
-        (desc(self.restarts) << 96) | (desc(self.sidecar) << 65) | slot_bits(self.created_slot)
+        (desc(self.restarts) << 96) | (desc(self.sidecar) << 65) | slot_bits(self.created_slot())
     }
 }
 
@@ -227,28 +267,31 @@ impl Key {
 /// `Some((Greater, rule))` when after, `None` when upstream sees them as equal.
 fn decide(a: &Key, b: &Key, uid_a: &str, uid_b: &str) -> Option<(Ordering, RankRule)> {
     let by = |o: Ordering, rule| (o != Ordering::Equal).then_some((o, rule));
-    by(b.unassigned.cmp(&a.unassigned), RankRule::Unassigned)
+    by(b.unassigned().cmp(&a.unassigned()), RankRule::Unassigned)
         .or_else(|| by(a.phase.cmp(&b.phase), RankRule::Phase))
-        .or_else(|| by(a.ready.cmp(&b.ready), RankRule::Readiness))
+        .or_else(|| by(a.ready().cmp(&b.ready()), RankRule::Readiness))
         .or_else(|| by(a.cost.cmp(&b.cost), RankRule::DeletionCost))
         .or_else(|| by(b.colocated.cmp(&a.colocated), RankRule::CoLocation))
         .or_else(|| {
-            if !(a.ready && b.ready) || a.ready_time == b.ready_time {
+            if !(a.ready() && b.ready()) || a.ready_time() == b.ready_time() {
                 return None;
             }
-            by(a.ready_slot.cmp(&b.ready_slot), RankRule::ReadyTime)
+            by(a.ready_slot().cmp(&b.ready_slot()), RankRule::ReadyTime)
                 // Same non-zero bucket, different times: UID decides, whatever follows.
                 .or(Some((uid_a.cmp(uid_b), RankRule::ReadyTimeUid)))
         })
         .or_else(|| by(b.restarts.cmp(&a.restarts), RankRule::Restarts))
         .or_else(|| by(b.sidecar.cmp(&a.sidecar), RankRule::SidecarRestarts))
         .or_else(|| {
-            if a.created == b.created {
+            if a.created() == b.created() {
                 return None;
             }
-            by(a.created_slot.cmp(&b.created_slot), RankRule::CreationTime)
-                // Same non-zero bucket, different times: UID decides.
-                .or(Some((uid_a.cmp(uid_b), RankRule::CreationTimeUid)))
+            by(
+                a.created_slot().cmp(&b.created_slot()),
+                RankRule::CreationTime,
+            )
+            // Same non-zero bucket, different times: UID decides.
+            .or(Some((uid_a.cmp(uid_b), RankRule::CreationTimeUid)))
         })
         .filter(|(o, _)| *o != Ordering::Equal)
 }
@@ -257,11 +300,43 @@ fn decide(a: &Key, b: &Key, uid_a: &str, uid_b: &str) -> Option<(Ordering, RankR
 #[derive(Clone, Copy, Debug)]
 struct Member {
     index: u32,
+    /// Dense UID rank within the block (see [`assign_uid_ranks`]).
     uid: u32,
+    /// The UID's 16-byte prefix.
+    prefix: u128,
     ready: u128,
     later: u128,
     created: u128,
     w: i64,
+}
+
+/// The common case of [`order_block`], without scores: when the block's UIDs are
+/// distinct and no two pods meet where upstream's comparator falls back to a tie, its
+/// order is total and plain. With the ready-time rule in play (ready pods,
+/// LogarithmicScaleDown), pods of different exact ready times go by UID, so distinct
+/// ready times make it UID order. Otherwise it is the later key (rules 7, 8), then UID,
+/// provided that (with LogarithmicScaleDown) pods sharing a later key have distinct
+/// creation times. Sorts `members` into that order and returns true when it applies;
+/// `members` arrive sorted by UID.
+fn plain_order(members: &mut [Member], by_ready_time: bool, log: bool) -> bool {
+    let distinct_uids = members
+        .last()
+        .is_some_and(|m| m.uid as usize + 1 == members.len());
+    if !distinct_uids {
+        return false;
+    }
+    let all_distinct = |mut v: Vec<(u128, u128)>| {
+        v.sort_unstable();
+        v.iter().zip(v.iter().skip(1)).all(|(a, b)| a != b)
+    };
+    if by_ready_time {
+        return all_distinct(members.iter().map(|m| (m.ready, 0)).collect());
+    }
+    if log && !all_distinct(members.iter().map(|m| (m.later, m.created)).collect()) {
+        return false;
+    }
+    members.sort_unstable_by_key(|m| (m.later, m.uid));
+    true
 }
 
 /// For members sorted (grouped ascending) by `key`: `sign ×` (how many have a greater key
@@ -317,7 +392,7 @@ fn for_runs_mut(
 /// times ⇒ by UID. Every score part is a count over a sorted run.
 fn order_block(
     keys: &[Key],
-    pods: &[&Pod],
+    pods: &[Digested],
     block: &mut [u32],
     members: &mut Vec<Member>,
     log: bool,
@@ -331,9 +406,10 @@ fn order_block(
         Some(Member {
             index: i,
             uid: 0,
-            ready: k.ready_bits,
-            later: k.later,
-            created: k.created_bits,
+            prefix: k.uid,
+            ready: time_bits(k.ready_time()),
+            later: k.later_key(),
+            created: time_bits(k.created()),
             w: 0,
         })
     }));
@@ -341,9 +417,15 @@ fn order_block(
     let ready = block
         .first()
         .and_then(|&i| keys.get(i as usize))
-        .is_some_and(|k| k.ready);
+        .is_some_and(Key::ready);
 
     let by_ready_time = ready && log;
+    if plain_order(members, by_ready_time, log) {
+        for (slot, m) in block.iter_mut().zip(members.iter()) {
+            *slot = m.index;
+        }
+        return;
+    }
     if by_ready_time {
         // Rule 6 inside a bucket: pods of different exact ready times go by UID.
         // `members` is sorted by UID here.
@@ -376,18 +458,43 @@ fn order_block(
             );
         }
     });
-    members.sort_unstable_by(|a, b| {
-        b.w.cmp(&a.w)
-            .then(a.uid.cmp(&b.uid))
-            .then_with(|| tie_break(pods, a.index, b.index))
-    });
-    for (slot, m) in block.iter_mut().zip(members.iter()) {
-        *slot = m.index;
+    by_score(members, pods, block);
+}
+
+/// Writes the members into `block` by score (highest first), then UID rank, then
+/// [`tie_break`]: score and UID rank are packed into one integer per member, sorted as
+/// such, and only runs of equal packed keys (equal UIDs) are compared by name.
+fn by_score(members: &[Member], pods: &[Digested], block: &mut [u32]) {
+    let mut packed: Vec<(u128, u32)> = members
+        .iter()
+        .map(|m| {
+            // Highest score first: order by the score's complement.
+            let score = u128::from(!(m.w as u64 ^ (1 << 63)));
+            ((score << 32) | u128::from(m.uid), m.index)
+        })
+        .collect();
+    packed.sort_unstable_by_key(|e| e.0);
+    let mut start = 0;
+    while start < packed.len() {
+        let key = packed.get(start).map(|e| e.0);
+        let mut end = start + 1;
+        while end < packed.len() && packed.get(end).map(|e| e.0) == key {
+            end += 1;
+        }
+        if end - start > 1 {
+            if let Some(run) = packed.get_mut(start..end) {
+                run.sort_unstable_by(|a, b| tie_break(pods, a.1, b.1));
+            }
+        }
+        start = end;
+    }
+    for (slot, (_, index)) in block.iter_mut().zip(packed) {
+        *slot = index;
     }
 }
 
 /// The last tie-break: namespace, name, then input position.
-fn tie_break(pods: &[&Pod], a: u32, b: u32) -> Ordering {
+fn tie_break(pods: &[Digested], a: u32, b: u32) -> Ordering {
     match (pods.get(a as usize), pods.get(b as usize)) {
         (Some(x), Some(y)) => (x.namespace(), x.name())
             .cmp(&(y.namespace(), y.name()))
@@ -417,43 +524,39 @@ fn node_counts<'a>(related: impl IntoIterator<Item = &'a Pod>) -> FxHashMap<&'a 
     on_node
 }
 
+/// R-71 per candidate: the active `related` pods on its node, grouped by the digests'
+/// node-name fingerprints (no name is read).
+fn colocation(candidates: &[Digested], related: &[Digested]) -> Vec<u32> {
+    let mut counts: FxHashMap<u128, u32> = FxHashMap::default();
+    for p in related.iter().filter(|p| p.digest.is_active()) {
+        *counts.entry(p.digest.node).or_default() += 1;
+    }
+    candidates
+        .iter()
+        .map(|p| counts.get(&p.digest.node).copied().unwrap_or(0))
+        .collect()
+}
+
 /// Dense UID ranks within a block, in byte-wise order (R-72.6/8 compare UIDs as Go
-/// strings): sorted by a 16-byte prefix, full strings compared only where prefixes tie.
-/// Leaves `members` sorted by UID.
-fn assign_uid_ranks(members: &mut [Member], pods: &[&Pod]) {
+/// strings): sorted by the keys' 16-byte prefixes, full strings compared only where
+/// prefixes tie. Leaves `members` sorted by UID.
+fn assign_uid_ranks(members: &mut [Member], pods: &[Digested]) {
     let uid_of = |i: u32| pods.get(i as usize).map_or("", |p| p.uid());
-    let prefix = |i: u32| {
-        let mut b = [0u8; 16];
-        for (d, s) in b.iter_mut().zip(uid_of(i).as_bytes()) {
-            *d = *s;
-        }
-        u128::from_be_bytes(b)
-    };
-    let mut by_uid: Vec<(u128, u32)> = members
-        .iter()
-        .zip(0u32..)
-        .map(|(m, pos)| (prefix(m.index), pos))
-        .collect();
-    let index_at = |pos: u32| members.get(pos as usize).map_or(0, |m| m.index);
-    by_uid.sort_unstable_by(|a, b| {
-        a.0.cmp(&b.0)
-            .then_with(|| uid_of(index_at(a.1)).cmp(uid_of(index_at(b.1))))
+    members.sort_unstable_by(|a, b| {
+        a.prefix
+            .cmp(&b.prefix)
+            .then_with(|| uid_of(a.index).cmp(uid_of(b.index)))
     });
-    let sorted: Vec<Member> = by_uid
-        .iter()
-        .filter_map(|&(_, pos)| members.get(pos as usize).copied())
-        .collect();
     let mut rank = 0u32;
     let mut prev: Option<(u128, u32)> = None;
-    for ((slot, mut m), &(p, _)) in members.iter_mut().zip(sorted).zip(&by_uid) {
-        if let Some((pp, pi)) = prev {
-            if pp != p || uid_of(pi) != uid_of(m.index) {
+    for m in members.iter_mut() {
+        if let Some((prefix, index)) = prev {
+            if prefix != m.prefix || uid_of(index) != uid_of(m.index) {
                 rank += 1;
             }
         }
-        prev = Some((p, m.index));
+        prev = Some((m.prefix, m.index));
         m.uid = rank;
-        *slot = m;
     }
 }
 
@@ -467,7 +570,8 @@ fn packed_block_keys(keys: &[Key]) -> Option<Vec<u64>> {
     });
     let max_col = keys.iter().map(|k| k.colocated).max().unwrap_or(0);
     let (min_slot, max_slot) = keys.iter().fold((i64::MAX, i64::MIN), |(lo, hi), k| {
-        (lo.min(k.ready_slot.1), hi.max(k.ready_slot.1))
+        let slot = k.ready_slot().1;
+        (lo.min(slot), hi.max(slot))
     });
     let cost_bits = bits(
         i64::from(max_cost)
@@ -483,14 +587,15 @@ fn packed_block_keys(keys: &[Key]) -> Option<Vec<u64>> {
     Some(
         keys.iter()
             .map(|k| {
-                let head = (u64::from(!k.unassigned) << 3)
+                let head = (u64::from(!k.unassigned()) << 3)
                     | (u64::from(k.phase & 3) << 1)
-                    | u64::from(k.ready);
+                    | u64::from(k.ready());
                 let cost = (i64::from(k.cost) - i64::from(min_cost)) as u64;
                 // More co-located first: descending.
                 let col = u64::from(max_col - k.colocated);
-                let slot = (u64::from(k.ready_slot.0) << (slot_bits - 1))
-                    | (k.ready_slot.1.wrapping_sub(min_slot) as u64);
+                let (nonzero, value) = k.ready_slot();
+                let slot =
+                    (u64::from(nonzero) << (slot_bits - 1)) | (value.wrapping_sub(min_slot) as u64);
                 (((head << cost_bits | cost) << col_bits | col) << slot_bits) | slot
             })
             .collect(),
@@ -499,32 +604,32 @@ fn packed_block_keys(keys: &[Key]) -> Option<Vec<u64>> {
 
 /// The deletion order: indices into `candidates`, first to go first, with the keys.
 fn order(
-    candidates: &[&Pod],
-    related: &[&Pod],
+    candidates: &[Digested],
+    related: &[Digested],
     now: Time,
     gates: &FeatureGates,
 ) -> (Vec<Key>, Vec<u32>) {
-    let counts = node_counts(related.iter().copied());
+    let colocated = colocation(candidates, related);
     let keys: Vec<Key> = candidates
         .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let colocated = counts.get(p.node_name()).copied().unwrap_or(0);
-            Key::new(i as u32, p, colocated, now, gates)
-        })
+        .zip(colocated)
+        .zip(0u32..)
+        .map(|((p, n), i)| Key::new(i, p.digest, n, now, gates))
         .collect();
     // Sort by the block key; with LogarithmicScaleDown its parts span few bits and pack
     // into one u64, which sorts much faster than the general (u128, u128) key.
-    let sorted: Vec<(u128, u32)> = match packed_block_keys(&keys) {
+    let sorted: Vec<(u64, u32)> = match packed_block_keys(&keys) {
         Some(packed) => {
             let mut v: Vec<(u64, u32)> = packed.into_iter().zip(0u32..).collect();
             v.sort_unstable();
-            v.into_iter().map(|(k, i)| (u128::from(k), i)).collect()
+            v
         }
         None => {
-            let mut v: Vec<((u128, u128), u32)> = keys.iter().map(|k| (k.block, k.index)).collect();
+            let mut v: Vec<((u128, u128), u32)> =
+                keys.iter().map(|k| (k.block_key(), k.index)).collect();
             v.sort_unstable();
-            let mut dense = 0u128;
+            // Dense block numbers in place of the wide keys.
+            let mut dense = 0u64;
             let mut prev = None;
             v.into_iter()
                 .map(|(k, i)| {
@@ -570,13 +675,13 @@ fn facts(k: &Key, pod: &Pod, now: Time, log: bool) -> RankFacts {
     RankFacts {
         node: pod.node_name().to_owned(),
         phase: pod.phase().to_owned(),
-        ready: k.ready,
+        ready: k.ready(),
         deletion_cost: k.cost,
         colocated: k.colocated as usize,
-        ready_bucket: bucket(k.ready_time),
+        ready_bucket: bucket(k.ready_time()),
         restarts: k.restarts,
         sidecar_restarts: k.sidecar,
-        creation_bucket: bucket(k.created),
+        creation_bucket: bucket(k.created()),
     }
 }
 
@@ -585,7 +690,7 @@ fn facts(k: &Key, pod: &Pod, now: Time, log: bool) -> RankFacts {
 fn explain(
     keys: &[Key],
     order: &[u32],
-    candidates: &[&Pod],
+    candidates: &[Digested],
     n: usize,
     now: Time,
     log: bool,
@@ -617,11 +722,40 @@ fn explain(
         .collect()
 }
 
+/// Each pod with its digest, computed here.
+fn digest_all(pods: &[&Pod]) -> Vec<PodDigest> {
+    pods.iter().map(|p| PodDigest::of(p)).collect()
+}
+
+fn digested<'a>(pods: &[&'a Pod], digests: &'a [PodDigest]) -> Vec<Digested<'a>> {
+    pods.iter()
+        .zip(digests)
+        .map(|(pod, digest)| Digested { pod, digest })
+        .collect()
+}
+
 /// The deletion order alone: indices into `candidates`, first to go first (R-70..R-74).
 /// The same order as [`rank`], without the explanations.
 pub fn deletion_order(
     candidates: &[&Pod],
     related: &[&Pod],
+    now: Time,
+    gates: &FeatureGates,
+) -> Vec<usize> {
+    let (cd, rd) = (digest_all(candidates), digest_all(related));
+    deletion_order_of(
+        &digested(candidates, &cd),
+        &digested(related, &rd),
+        now,
+        gates,
+    )
+}
+
+/// [`deletion_order`] over pods whose digests were computed when they entered (a
+/// [`crate::digest::Pods`] list or the store): no pod field is parsed again.
+pub fn deletion_order_of(
+    candidates: &[Digested],
+    related: &[Digested],
     now: Time,
     gates: &FeatureGates,
 ) -> Vec<usize> {
@@ -651,6 +785,24 @@ pub fn pods_to_delete(
     now: Time,
     gates: &FeatureGates,
 ) -> Vec<RankedPod> {
+    let (cd, rd) = (digest_all(candidates), digest_all(related));
+    pods_to_delete_of(
+        &digested(candidates, &cd),
+        &digested(related, &rd),
+        n,
+        now,
+        gates,
+    )
+}
+
+/// [`pods_to_delete`] over digested pods.
+pub fn pods_to_delete_of(
+    candidates: &[Digested],
+    related: &[Digested],
+    n: usize,
+    now: Time,
+    gates: &FeatureGates,
+) -> Vec<RankedPod> {
     let (keys, order) = order(candidates, related, now, gates);
     explain(
         &keys,
@@ -666,8 +818,8 @@ pub fn pods_to_delete(
 /// upstream place `a` before `b`? (For cross-checking; the engine never sorts with it.)
 pub fn upstream_less(a: (&Pod, usize), b: (&Pod, usize), now: Time, gates: &FeatureGates) -> bool {
     let clamp = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
-    let ka = Key::new(0, a.0, clamp(a.1), now, gates);
-    let kb = Key::new(1, b.0, clamp(b.1), now, gates);
+    let ka = Key::new(0, &PodDigest::of(a.0), clamp(a.1), now, gates);
+    let kb = Key::new(1, &PodDigest::of(b.0), clamp(b.1), now, gates);
     matches!(
         decide(&ka, &kb, a.0.uid(), b.0.uid()),
         Some((Ordering::Less, _))

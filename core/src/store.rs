@@ -13,6 +13,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::digest::PodDigest;
 use crate::error::{Error, Result};
 use crate::events::{self, EventDecision, OwnerEvent, PodEvent};
 use crate::expectations::Expectations;
@@ -34,6 +35,8 @@ pub struct Store {
 struct Namespace {
     owners: Vec<Arc<ReplicaSet>>,
     pods: Vec<Arc<Pod>>,
+    /// Per pod of `pods`, its digest, computed when it was upserted.
+    digests: Vec<PodDigest>,
     /// Pod name → position in `pods`.
     by_name: FxHashMap<String, usize>,
 }
@@ -63,7 +66,8 @@ pub struct Snapshot {
     pub now: Time,
     pub owner: Arc<ReplicaSet>,
     pub other_owners: Vec<Arc<ReplicaSet>>,
-    pub pods: Vec<Arc<Pod>>,
+    pods: Vec<Arc<Pod>>,
+    digests: Vec<PodDigest>,
     pub expectations: Expectations,
     pub cache_is_fresh: bool,
 }
@@ -137,12 +141,17 @@ impl Store {
             .namespaces
             .entry(pod.metadata.namespace.clone())
             .or_default();
+        let digest = PodDigest::of(&pod);
         let pod = Arc::new(pod);
-        if let Some(slot) = ns.by_name.get(pod.name()).and_then(|&i| ns.pods.get_mut(i)) {
-            return Ok(Some(std::mem::replace(slot, pod)));
+        if let Some(&i) = ns.by_name.get(pod.name()) {
+            if let (Some(slot), Some(d)) = (ns.pods.get_mut(i), ns.digests.get_mut(i)) {
+                *d = digest;
+                return Ok(Some(std::mem::replace(slot, pod)));
+            }
         }
         ns.by_name.insert(pod.name().to_owned(), ns.pods.len());
         ns.pods.push(pod);
+        ns.digests.push(digest);
         Ok(None)
     }
 
@@ -154,6 +163,7 @@ impl Store {
             return None;
         }
         let removed = ns.pods.swap_remove(at);
+        ns.digests.swap_remove(at);
         if let Some(moved) = ns.pods.get(at) {
             ns.by_name.insert(moved.name().to_owned(), at);
         }
@@ -281,6 +291,7 @@ impl Store {
                 })
                 .unwrap_or_default(),
             pods: ns.map(|ns| ns.pods.clone()).unwrap_or_default(),
+            digests: ns.map(|ns| ns.digests.clone()).unwrap_or_default(),
             expectations: context.expectations,
             cache_is_fresh: context.cache_is_fresh,
         })
@@ -288,6 +299,11 @@ impl Store {
 }
 
 impl Snapshot {
+    /// The pods of the owner's namespace, as they were when the snapshot was taken.
+    pub fn pods(&self) -> &[Arc<Pod>] {
+        &self.pods
+    }
+
     /// The snapshot as the engine reads it.
     pub fn view(&self) -> SyncView<'_> {
         SyncView {
@@ -295,6 +311,7 @@ impl Snapshot {
             owner: &self.owner,
             other_owners: self.other_owners.iter().map(|o| &**o).collect(),
             pods: self.pods.iter().map(|p| &**p).collect(),
+            digests: &self.digests,
             expectations: &self.expectations,
             cache_is_fresh: self.cache_is_fresh,
         }

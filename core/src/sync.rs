@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::availability;
 use crate::claim::{self, ClaimAction, ClaimKind, Verdict};
 use crate::config::{Config, OwnerKind};
+use crate::digest::Digested;
 use crate::error::{Error, Result};
 use crate::expectations::ExpectationsChange;
 use crate::input::{SyncInput, SyncView};
@@ -338,14 +339,21 @@ impl<'a> Context<'a> {
         if diff > 0 {
             // R-55..R-58
             let n = usize::try_from(diff).unwrap_or(usize::MAX).min(burst);
-            let related = owner::related_pods_matched(
+            let related: Vec<Digested> = owner::related_pods_matched(
                 input.owner,
                 &input.other_owners,
                 &input.pods,
+                input.digests,
                 &self.matched,
-            );
-            let candidates: Vec<&Pod> = claimed.iter().map(|(_, p)| *p).collect();
-            let ranked = rank::pods_to_delete(
+            )
+            .into_iter()
+            .filter_map(|i| input.digested(i))
+            .collect();
+            let candidates: Vec<Digested> = claimed
+                .iter()
+                .filter_map(|&(i, _)| input.digested(i))
+                .collect();
+            let ranked = rank::pods_to_delete_of(
                 &candidates,
                 &related,
                 n,

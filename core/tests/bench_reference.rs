@@ -218,7 +218,7 @@ fn plan_scales_down_by_one_burst_in_rank_order() {
         now: f.now,
         owner: rs,
         other_owners: Vec::new(),
-        pods: f.pods.clone(),
+        pods: f.pods.clone().into(),
         expectations: Default::default(),
         cache_is_fresh: true,
     };

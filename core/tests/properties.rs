@@ -289,9 +289,9 @@ proptest! {
     #[test]
     fn p3b_plan_independent_of_pod_order_unique_uids(
         ((input, config), perm) in scenario().prop_flat_map(|(mut input, config)| {
-            for p in &mut input.pods {
+            input.pods.update_each(|p| {
                 p.metadata.uid = format!("uid-{}-{}", p.namespace(), p.name());
-            }
+            });
             let n = input.pods.len();
             (Just((input, config)), Just((0..n).collect::<Vec<_>>()).prop_shuffle())
         })
@@ -864,7 +864,7 @@ fn regression_related_pods_uid_dedupe_is_independent_of_input_order() {
         now: now(),
         owner: owner.clone(),
         other_owners: Vec::new(),
-        pods,
+        pods: pods.into(),
         expectations: Expectations(None),
         cache_is_fresh: true,
     };
@@ -891,7 +891,7 @@ fn regression_complete_refuses_calls_after_failed_claim() {
         now: now(),
         owner: bug_owner(1, false),
         other_owners: Vec::new(),
-        pods: vec![bug_pod("p0", "uid-p0", None, "node-1", 10)],
+        pods: vec![bug_pod("p0", "uid-p0", None, "node-1", 10)].into(),
         expectations: Expectations(None),
         cache_is_fresh: true,
     };

@@ -79,7 +79,7 @@ fn a_plan_from_the_store_equals_the_plan_from_the_objects_sent_whole() {
         now: now(),
         owner: web.build(),
         other_owners: vec![web2.build()],
-        pods: build_pods(&pods),
+        pods: build_pods(&pods).into(),
         expectations: Default::default(),
         cache_is_fresh: true,
     };

@@ -609,7 +609,7 @@ fn judge_sync(case: &Value) -> Judged {
         now,
         owner: owner.clone(),
         other_owners: others,
-        pods,
+        pods: pods.into(),
         expectations: expectations.clone(),
         cache_is_fresh: true,
     };

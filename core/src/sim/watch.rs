@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 
 use crate::config::OwnerKind;
+use crate::digest::Pods;
 use crate::events::{on_owner_event, on_pod_event, EventDecision, OwnerEvent, PodEvent};
 use crate::model::{Pod, ReplicaSet};
 
@@ -19,7 +20,7 @@ use super::{Ev, Simulator};
 /// sync can lend it to the engine's input without copying a pod.
 #[derive(Clone, Debug, Default)]
 pub struct PodCache {
-    pods: Vec<Pod>,
+    pods: Pods,
 }
 
 impl PodCache {
@@ -36,10 +37,7 @@ impl PodCache {
     /// Stores the pod; returns the one it replaced.
     pub fn insert(&mut self, pod: Pod) -> Option<Pod> {
         match self.find(&pod.key()) {
-            Ok(i) => self
-                .pods
-                .get_mut(i)
-                .map(|slot| std::mem::replace(slot, pod)),
+            Ok(i) => self.pods.replace(i, pod),
             Err(i) => {
                 self.pods.insert(i, pod);
                 None
@@ -48,7 +46,7 @@ impl PodCache {
     }
 
     pub fn remove(&mut self, key: &str) -> Option<Pod> {
-        self.find(key).ok().map(|i| self.pods.remove(i))
+        self.find(key).ok().and_then(|i| self.pods.remove(i))
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &Pod> {
@@ -64,12 +62,12 @@ impl PodCache {
     }
 
     /// Lends every pod out (the cache is empty until [`PodCache::restore`]).
-    pub fn take(&mut self) -> Vec<Pod> {
+    pub fn take(&mut self) -> Pods {
         std::mem::take(&mut self.pods)
     }
 
     /// Takes back what [`PodCache::take`] lent, unchanged.
-    pub fn restore(&mut self, pods: Vec<Pod>) {
+    pub fn restore(&mut self, pods: Pods) {
         self.pods = pods;
     }
 }

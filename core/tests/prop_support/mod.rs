@@ -694,7 +694,7 @@ pub fn scenario() -> impl Strategy<Value = (SyncInput, Config)> {
                     now: now(),
                     owner,
                     other_owners,
-                    pods,
+                    pods: pods.into(),
                     expectations,
                     cache_is_fresh: fresh,
                 },
