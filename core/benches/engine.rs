@@ -7,10 +7,13 @@
 //!
 //! Groups (sizes = pods owned by the ReplicaSet; every input also holds 300 pods the
 //! selector does not match):
-//! - `parse/10k`: the decompressed `PodList` JSON bytes → `Vec<Pod>`.
-//! - `rank/{1k,10k,100k}`: `rank::deletion_order` of the active owned pods, related = the
-//!   same; `rank_explained/10k`: `rank::rank`, every pod with its rule and facts.
-//! - `pods_to_delete/10k`: `rank::pods_to_delete` with n = 4928 (the reference's diff).
+//! - `parse/10k`: the decompressed `PodList` JSON bytes → a `Pods` list (each pod with
+//!   its digest, as every parse into the engine makes it).
+//! - `rank/{1k,10k,100k}`: `rank::deletion_order_of` the active owned pods, related = the
+//!   same, the pods digested when they entered (parsed, or upserted into the store);
+//!   `rank_from_pods/10k`: `rank::deletion_order` from bare `&Pod`s, which digests each pod
+//!   first; `rank_explained/10k`: every pod with its rule and facts.
+//! - `pods_to_delete/10k`: `rank::pods_to_delete_of` with n = 4928 (the reference's diff).
 //! - `status/10k`: `status::calculate` over the active owned pods.
 //! - `plan/{1k,10k,100k}`: `plan` with `spec.replicas` = N/2 (a delete plan of
 //!   min(diff, 500) victims); the input is built beforehand.
@@ -30,14 +33,15 @@ use criterion::{
 use replicore::config::FeatureGates;
 use replicore::status::{self, StatusContext};
 use replicore::{
-    plan, rank, Config, Manage, OwnerKind, Pod, ReplicaSet, SyncInput, Time, DEFAULT_BURST_REPLICAS,
+    plan, rank, Config, Digested, Manage, OwnerKind, Pod, Pods, ReplicaSet, SyncInput, Time,
+    DEFAULT_BURST_REPLICAS,
 };
 use serde::Deserialize;
 
 /// The `v1.PodList` shape: only `items` is read.
 #[derive(Deserialize)]
 struct PodList {
-    items: Vec<Pod>,
+    items: Pods,
 }
 
 fn data(name: &str) -> Vec<u8> {
@@ -73,7 +77,7 @@ fn load() -> Base {
     Base {
         json,
         rs,
-        pods: list.items,
+        pods: list.items.into_vec(),
     }
 }
 
@@ -297,7 +301,12 @@ fn benches(c: &mut Criterion) {
         g.finish();
     }
 
-    // rank: every active owned pod, related = the same.
+    // The active owned pods of the 10k input, digested as they are when parsed.
+    let digested10k: Pods = active10k.iter().map(|p| (*p).clone()).collect();
+    let dig10k: Vec<Digested> = digested10k.digested().collect();
+
+    // rank: every active owned pod, related = the same; pods digested when they entered
+    // (parsed into a `Pods` list, or upserted into the store).
     {
         let mut g = c.benchmark_group("rank");
         g.sample_size(30).measurement_time(Duration::from_secs(4));
@@ -308,10 +317,26 @@ fn benches(c: &mut Criterion) {
                     .measurement_time(Duration::from_secs(8));
             }
             g.bench_function(BenchmarkId::from_parameter(label(*n)), |b| {
-                let active = active_owned(rs, inputs.pods(size));
-                b.iter(|| rank::deletion_order(black_box(&active), black_box(&active), now, &gates))
+                let active: Pods = active_owned(rs, inputs.pods(size))
+                    .into_iter()
+                    .cloned()
+                    .collect();
+                let dig: Vec<Digested> = active.digested().collect();
+                b.iter(|| rank::deletion_order_of(black_box(&dig), black_box(&dig), now, &gates))
             });
         }
+        g.finish();
+    }
+
+    // rank_from_pods: the same ranking from bare `&Pod`s, digesting every pod first.
+    {
+        let mut g = c.benchmark_group("rank_from_pods");
+        g.sample_size(30).measurement_time(Duration::from_secs(4));
+        g.bench_function("10k", |b| {
+            b.iter(|| {
+                rank::deletion_order(black_box(&active10k), black_box(&active10k), now, &gates)
+            })
+        });
         g.finish();
     }
 
@@ -320,7 +345,15 @@ fn benches(c: &mut Criterion) {
         let mut g = c.benchmark_group("rank_explained");
         g.sample_size(30).measurement_time(Duration::from_secs(4));
         g.bench_function("10k", |b| {
-            b.iter(|| rank::rank(black_box(&active10k), black_box(&active10k), now, &gates))
+            b.iter(|| {
+                rank::pods_to_delete_of(
+                    black_box(&dig10k),
+                    black_box(&dig10k),
+                    dig10k.len(),
+                    now,
+                    &gates,
+                )
+            })
         });
         g.finish();
     }
@@ -331,13 +364,7 @@ fn benches(c: &mut Criterion) {
         g.sample_size(30).measurement_time(Duration::from_secs(4));
         g.bench_function("10k", |b| {
             b.iter(|| {
-                rank::pods_to_delete(
-                    black_box(&active10k),
-                    black_box(&active10k),
-                    4928,
-                    now,
-                    &gates,
-                )
+                rank::pods_to_delete_of(black_box(&dig10k), black_box(&dig10k), 4928, now, &gates)
             })
         });
         g.finish();

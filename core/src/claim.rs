@@ -45,13 +45,20 @@ pub(crate) enum Verdict {
 }
 
 /// for one active pod; `matches`: does the owner's selector match it?
-pub(crate) fn verdict(pod: &Pod, owner: &ReplicaSet, matches: bool) -> Verdict {
+/// `controlled`: does its controller reference carry the owner's UID (`None`: it has no
+/// controller reference)?
+pub(crate) fn verdict(
+    pod: &Pod,
+    owner: &ReplicaSet,
+    matches: bool,
+    controlled: Option<bool>,
+) -> Verdict {
     let owner_deleting = owner.metadata.deletion_timestamp.is_some();
-    match pod.metadata.controller_ref() {
-        Some(r) if r.uid != owner.metadata.uid => Verdict::Ignored,
-        Some(_) if matches => Verdict::Claimed,
-        Some(_) if owner_deleting => Verdict::Ignored,
-        Some(_) => Verdict::Release,
+    match controlled {
+        Some(false) => Verdict::Ignored,
+        Some(true) if matches => Verdict::Claimed,
+        Some(true) if owner_deleting => Verdict::Ignored,
+        Some(true) => Verdict::Release,
         None if owner_deleting || !matches => Verdict::Ignored,
         None if pod.metadata.deletion_timestamp.is_some() => Verdict::Ignored,
         None if !owner.metadata.namespace.is_empty()

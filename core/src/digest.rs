@@ -18,8 +18,8 @@ use crate::model::Pod;
 use crate::pods;
 use crate::time::Time;
 
-/// What the rules read from a pod, in 80 bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What the rules read from a pod, computed once.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodDigest {
     /// The UID's first 16 bytes, big-endian and zero-padded: a smaller prefix is a
     /// smaller UID; equal prefixes fall back to comparing the strings.
@@ -29,6 +29,9 @@ pub struct PodDigest {
     /// are as unlikely as in rustc's incremental-compilation fingerprints, which rest on
     /// the same assumption.
     pub(crate) node: u128,
+    /// The fingerprint of `namespace/name`, to find duplicate pods without reading the
+    /// names (a shared fingerprint is confirmed on the names themselves).
+    pub(crate) key: u128,
     /// valid with [`PodDigest::HAS_READY_TIME`].
     ready_time: i64,
     /// Valid with [`PodDigest::HAS_CREATED`].
@@ -41,6 +44,117 @@ pub struct PodDigest {
     /// C-9: Pending (or unknown) 0, Unknown 1, Running 2.
     pub(crate) phase: u8,
     flags: u8,
+    /// The strings the owner filter and the selectors compare, in one buffer.
+    pub(crate) strings: PodStrings,
+}
+
+/// Copies of the strings a sync compares for every pod: the
+/// namespace, the controller reference's UID, name and kind, and the labels, in one
+/// allocation, so that matching a pod reads one buffer instead of a dozen scattered
+/// strings. Each string is stored as a 4-byte little-endian length and its bytes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct PodStrings(Box<[u8]>);
+
+/// A pod's controller reference as [`PodStrings`] holds it.
+pub(crate) struct ControllerRef<'a> {
+    pub uid: &'a [u8],
+    pub name: &'a [u8],
+    pub kind: &'a [u8],
+}
+
+impl PodStrings {
+    fn of(pod: &Pod) -> PodStrings {
+        let meta = &pod.metadata;
+        let controller = meta.controller_ref();
+        let labels = meta.labels.iter().flatten();
+        let mut size = 1 + 4 + meta.namespace.len();
+        if let Some(r) = controller {
+            size += 12 + r.uid.len() + r.name.len() + r.kind.len();
+        }
+        size += labels
+            .clone()
+            .map(|(k, v)| 8 + k.len() + v.len())
+            .sum::<usize>();
+        let mut buf = Vec::with_capacity(size);
+        buf.push(u8::from(controller.is_some()));
+        let mut put = |s: &str| {
+            buf.extend_from_slice(&(s.len() as u32).to_le_bytes());
+            buf.extend_from_slice(s.as_bytes());
+        };
+        put(&meta.namespace);
+        if let Some(r) = controller {
+            put(&r.uid);
+            put(&r.name);
+            put(&r.kind);
+        }
+        for (k, v) in labels {
+            put(k);
+            put(v);
+        }
+        PodStrings(buf.into_boxed_slice())
+    }
+
+    fn reader(&self) -> (bool, Reader<'_>) {
+        match self.0.split_first() {
+            Some((&flag, rest)) => (flag == 1, Reader(rest)),
+            None => (false, Reader(&[])),
+        }
+    }
+
+    pub(crate) fn namespace(&self) -> &[u8] {
+        self.reader().1.next().unwrap_or_default()
+    }
+
+    /// The controller reference (`None`: the pod has none).
+    pub(crate) fn controller(&self) -> Option<ControllerRef<'_>> {
+        let (has, mut r) = self.reader();
+        r.next()?;
+        if !has {
+            return None;
+        }
+        Some(ControllerRef {
+            uid: r.next()?,
+            name: r.next()?,
+            kind: r.next()?,
+        })
+    }
+
+    /// The labels as (key, value) pairs, sorted by key.
+    pub(crate) fn labels(&self) -> Labels<'_> {
+        let (has, mut r) = self.reader();
+        let skip = if has { 4 } else { 1 };
+        for _ in 0..skip {
+            r.next();
+        }
+        Labels(r)
+    }
+}
+
+#[derive(Clone)]
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Iterator for Reader<'a> {
+    type Item = &'a [u8];
+
+    fn next(&mut self) -> Option<&'a [u8]> {
+        let (len, rest) = self.0.split_first_chunk::<4>()?;
+        let len = u32::from_le_bytes(*len) as usize;
+        let (s, rest) = rest.split_at_checked(len)?;
+        self.0 = rest;
+        Some(s)
+    }
+}
+
+/// A pod's labels from its [`PodStrings`].
+#[derive(Clone)]
+pub(crate) struct Labels<'a>(Reader<'a>);
+
+impl<'a> Iterator for Labels<'a> {
+    type Item = (&'a [u8], &'a [u8]);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        Some((self.0.next()?, self.0.next()?))
+    }
 }
 
 impl PodDigest {
@@ -49,6 +163,8 @@ impl PodDigest {
     const HAS_CREATED: u8 = 4;
     const UNASSIGNED: u8 = 8;
     const ACTIVE: u8 = 16;
+    const TERMINATING: u8 = 32;
+    const NAMED: u8 = 64;
 
     /// The digest of `pod`.
     pub fn of(pod: &Pod) -> PodDigest {
@@ -72,9 +188,16 @@ impl PodDigest {
         if pods::is_active(pod) {
             flags |= Self::ACTIVE;
         }
+        if pods::is_terminating(pod) {
+            flags |= Self::TERMINATING;
+        }
+        if !pod.metadata.name.is_empty() {
+            flags |= Self::NAMED;
+        }
         PodDigest {
             uid_prefix: uid_prefix(pod.uid()),
             node: fingerprint(pod.node_name()),
+            key: fingerprint_pair(pod.namespace(), pod.name()),
             ready_time,
             created,
             deletion_cost: pods::deletion_cost(pod),
@@ -82,6 +205,7 @@ impl PodDigest {
             sidecar_restarts: pods::max_sidecar_restarts(pod),
             phase: pods::phase_ordinal(pod),
             flags,
+            strings: PodStrings::of(pod),
         }
     }
 
@@ -108,6 +232,16 @@ impl PodDigest {
     pub fn is_active(&self) -> bool {
         self.flags & Self::ACTIVE != 0
     }
+
+    /// The pod has a name (E-08).
+    pub fn is_named(&self) -> bool {
+        self.flags & Self::NAMED != 0
+    }
+
+    ///
+    pub fn is_terminating(&self) -> bool {
+        self.flags & Self::TERMINATING != 0
+    }
 }
 
 /// A 128-bit fingerprint of `name`: the Fx hash and SipHash-1-3 (std's fixed-key
@@ -115,6 +249,12 @@ impl PodDigest {
 fn fingerprint(name: &str) -> u128 {
     let fx = FxBuild::default().hash_one(name);
     let sip = BuildHasherDefault::<DefaultHasher>::default().hash_one(name);
+    (u128::from(fx) << 64) | u128::from(sip)
+}
+
+fn fingerprint_pair(a: &str, b: &str) -> u128 {
+    let fx = FxBuild::default().hash_one((a, b));
+    let sip = BuildHasherDefault::<DefaultHasher>::default().hash_one((a, b));
     (u128::from(fx) << 64) | u128::from(sip)
 }
 

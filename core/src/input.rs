@@ -167,7 +167,7 @@ impl SyncInput {
         for (i, rs) in self.other_owners.iter().enumerate() {
             validate_owner_counts(rs, &format!("otherOwners[{i}]"))?;
         }
-        validate_pods(&self.pods, "pods")
+        validate_digested_pods(&self.pods, "pods")
     }
 }
 
@@ -213,18 +213,50 @@ pub fn validate_pod(pod: &Pod, path: &str) -> Result<()> {
     Ok(())
 }
 
+/// [`validate_pods`] over a [`Pods`] list: duplicates are found by the digests'
+/// `namespace/name` fingerprints, and confirmed on the names.
+fn validate_digested_pods(pods: &Pods, path: &str) -> Result<()> {
+    let mut seen: FxHashMap<u128, usize> =
+        FxHashMap::with_capacity_and_hasher(pods.len(), Default::default());
+    for (i, d) in pods.digests().iter().enumerate() {
+        if !d.is_named() {
+            return Err(Error::Missing {
+                path: format!("{path}[{i}].metadata.name"),
+            });
+        }
+        if let Some(first) = seen.insert(d.key, i) {
+            let Some(p) = pods.get(i) else {
+                continue;
+            };
+            if pods.get(first).map(|f| (f.namespace(), f.name())) == Some((p.namespace(), p.name()))
+            {
+                return Err(duplicate(path, i, p, first));
+            }
+            // Two keys sharing a fingerprint: check by the names themselves.
+            return validate_pods(pods, path);
+        }
+    }
+    Ok(())
+}
+
+fn duplicate(path: &str, i: usize, p: &Pod, first: usize) -> Error {
+    Error::DuplicatePod {
+        path: format!("{path}[{i}].metadata.name"),
+        key: p.key(),
+        first: format!("{path}[{first}]"),
+    }
+}
+
 /// Every pod needs a name; no two pods may share namespace and name (E-08).
 pub fn validate_pods(pods: &[Pod], path: &str) -> Result<()> {
     let mut seen: FxHashMap<(&str, &str), usize> =
         FxHashMap::with_capacity_and_hasher(pods.len(), Default::default());
     for (i, p) in pods.iter().enumerate() {
-        validate_pod(p, &format!("{path}[{i}]"))?;
+        if p.metadata.name.is_empty() {
+            validate_pod(p, &format!("{path}[{i}]"))?;
+        }
         if let Some(first) = seen.insert((p.namespace(), p.name()), i) {
-            return Err(Error::DuplicatePod {
-                path: format!("{path}[{i}].metadata.name"),
-                key: p.key(),
-                first: format!("{path}[{first}]"),
-            });
+            return Err(duplicate(path, i, p, first));
         }
     }
     Ok(())

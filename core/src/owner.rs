@@ -120,48 +120,66 @@ fn related<'a, R: Borrow<ReplicaSet>>(
     // told apart by namespace/name instead of all collapsing into one. UIDs are first
     // told apart by their digest's 16-byte prefix, without reading the strings.
     // The first pod seen per prefix, then (rarely) the others that share a prefix.
-    let mut by_prefix: FxHashMap<u128, (Identity<'a>, usize, &'a Pod)> = FxHashMap::default();
+    let (size, _) = all.size_hint();
+    let mut by_prefix: FxHashMap<u128, (usize, &'a Pod)> =
+        FxHashMap::with_capacity_and_hasher(size, Default::default());
     let mut shared: FxHashMap<Identity<'a>, (usize, &'a Pod)> = FxHashMap::default();
-    let keep_first = |at: &mut usize, kept: &mut &'a Pod, i: usize, pod: &'a Pod| {
-        if (pod.namespace(), pod.name()) < (kept.namespace(), kept.name()) {
-            *at = i;
-            *kept = pod;
+    let identity = |pod: &'a Pod| {
+        if pod.uid().is_empty() {
+            Identity::Key(pod.namespace(), pod.name())
+        } else {
+            Identity::Uid(pod.uid())
         }
+    };
+    let keep = |shared: &mut FxHashMap<Identity<'a>, (usize, &'a Pod)>, i, pod| {
+        shared
+            .entry(identity(pod))
+            .and_modify(|(at, kept)| keep_first(at, kept, i, pod))
+            .or_insert((i, pod));
     };
     for (i, (p, _)) in all.enumerate().filter(|(_, (p, own))| {
         selectors.iter().any(|(ns, s, is_owner)| match own {
             Some(known) if *is_owner => *known,
-            _ => p.namespace() == *ns && s.matches(p.metadata.labels.as_ref()),
+            _ => {
+                p.digest.strings.namespace() == ns.as_bytes()
+                    && s.matches_digest(p.digest.strings.labels())
+            }
         })
     }) {
         let pod = p.pod;
-        let id = if pod.uid().is_empty() {
-            Identity::Key(pod.namespace(), pod.name())
-        } else {
-            Identity::Uid(pod.uid())
-        };
+        // A zero prefix may be an empty UID (told apart by namespace/name): by identity.
+        if p.digest.uid_prefix == 0 {
+            keep(&mut shared, i, pod);
+            continue;
+        }
         match by_prefix.entry(p.digest.uid_prefix) {
             Entry::Vacant(v) => {
-                v.insert((id, i, pod));
+                v.insert((i, pod));
             }
             Entry::Occupied(mut o) => {
-                let (first, at, kept) = o.get_mut();
-                if *first == id {
+                let (at, kept) = o.get_mut();
+                if kept.uid() == pod.uid() {
                     keep_first(at, kept, i, pod);
                 } else {
-                    shared
-                        .entry(id)
-                        .and_modify(|(at, kept)| keep_first(at, kept, i, pod))
-                        .or_insert((i, pod));
+                    keep(&mut shared, i, pod);
                 }
             }
         }
     }
+    // `shared` never holds the UID kept under a prefix: that UID's pods stay there.
     by_prefix
         .into_values()
-        .map(|(_, i, _)| i)
+        .map(|(i, _)| i)
         .chain(shared.into_values().map(|(i, _)| i))
         .collect()
+}
+
+/// Of two pods with one identity, keep the first by namespace/name.
+fn keep_first<'a>(at: &mut usize, kept: &mut &'a Pod, i: usize, pod: &'a Pod) {
+    if (pod.namespace(), pod.name()) < (kept.namespace(), kept.name()) {
+        *at = i;
+        *kept = pod;
+    }
 }
 
 #[derive(PartialEq, Eq, Hash)]

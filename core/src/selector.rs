@@ -91,6 +91,18 @@ impl Selector {
         }
     }
 
+    /// [`Selector::matches`] on the labels a pod's digest holds.
+    pub(crate) fn matches_digest(&self, labels: crate::digest::Labels<'_>) -> bool {
+        match self {
+            Selector::Nothing => false,
+            Selector::All(reqs) => reqs.iter().all(|r| {
+                let key = r.key.as_bytes();
+                let value = labels.clone().find(|(k, _)| *k == key).map(|(_, v)| v);
+                r.holds(value.map(|v| r.values.iter().any(|x| x.as_bytes() == v)))
+            }),
+        }
+    }
+
     /// `{}`: the selector that matches every label set.
     pub fn is_everything(&self) -> bool {
         matches!(self, Selector::All(r) if r.is_empty())
@@ -104,11 +116,17 @@ impl Selector {
 impl Requirement {
     fn matches(&self, labels: Option<&StringMap>) -> bool {
         let value = labels.and_then(|l| l.get(&self.key));
+        self.holds(value.map(|v| self.values.contains(v)))
+    }
+
+    /// Given whether the key is present and, if so, whether its value is among the
+    /// requirement's values.
+    fn holds(&self, value_listed: Option<bool>) -> bool {
         match self.op {
-            Op::Equals | Op::In => value.is_some_and(|v| self.values.contains(v)),
-            Op::NotIn => value.is_none_or(|v| !self.values.contains(v)),
-            Op::Exists => value.is_some(),
-            Op::DoesNotExist => value.is_none(),
+            Op::Equals | Op::In => value_listed == Some(true),
+            Op::NotIn => value_listed != Some(true),
+            Op::Exists => value_listed.is_some(),
+            Op::DoesNotExist => value_listed.is_none(),
         }
     }
 }

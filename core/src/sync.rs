@@ -17,14 +17,14 @@ use serde::{Deserialize, Serialize};
 use crate::availability;
 use crate::claim::{self, ClaimAction, ClaimKind, Verdict};
 use crate::config::{Config, OwnerKind};
-use crate::digest::Digested;
+use crate::digest::{Digested, PodDigest};
 use crate::error::{Error, Result};
 use crate::expectations::ExpectationsChange;
 use crate::input::{SyncInput, SyncView};
 use crate::model::{Pod, ReplicaSet, ReplicaSetStatus};
 use crate::outcome::{CallResult, ClaimOutcome, LiveOwner, SyncOutcome};
 use crate::owner;
-use crate::pods;
+
 use crate::rank::{self, RankFacts, RankRule};
 use crate::selector::Selector;
 use crate::slowstart::{self, SLOW_START_INITIAL_BATCH_SIZE};
@@ -191,16 +191,19 @@ pub(crate) fn plan_view<'a>(input: SyncView<'a>, config: &'a Config) -> Result<S
     // (R-20, R-21, as `owner::pods_of_owner`), and whether its selector matches each pod
     // of its namespace, for the claims and its share of the related pods
     // so that no pod's labels are read twice.
-    let (candidates, matched) =
-        owner_pods_matched(owner_rs, &config.owner_kind, &selector, &input.pods);
+    let (candidates, owned, matched) =
+        owner_pods_matched(owner_rs, &config.owner_kind, &selector, &input);
     let matches = |i: usize| matched.get(i).copied().unwrap_or(false);
+    let digest = |i: usize| input.digests.get(i);
     let mut claimed = Vec::new();
     let mut adopt = Vec::new();
-    for &(i, p) in &candidates {
-        if !pods::is_active(p) {
+    for (at, &(i, p)) in candidates.iter().enumerate() {
+        if !digest(i).is_some_and(PodDigest::is_active) {
             continue;
         }
-        match claim::verdict(p, owner_rs, matches(i)) {
+        // The owner's own pods come first, then the orphans (no controller reference).
+        let controlled = (at < owned).then_some(true);
+        match claim::verdict(p, owner_rs, matches(i), controlled) {
             Verdict::Claimed => claimed.push((i, p)),
             Verdict::Ignored => {}
             Verdict::Adopt => {
@@ -232,15 +235,11 @@ pub(crate) fn plan_view<'a>(input: SyncView<'a>, config: &'a Config) -> Result<S
         .deployment_replica_set_terminating_replicas
         && config.owner_kind.reports_terminating_replicas()
     {
+        // The owner's own pods: their controller reference carries its UID.
         candidates
             .iter()
-            .filter(|&&(i, p)| {
-                pods::is_terminating(p)
-                    && matches(i)
-                    && p.metadata
-                        .controller_ref()
-                        .is_some_and(|r| r.uid == owner_rs.metadata.uid)
-            })
+            .take(owned)
+            .filter(|&&(i, _)| digest(i).is_some_and(PodDigest::is_terminating) && matches(i))
             .count()
     } else {
         0
@@ -263,33 +262,47 @@ pub(crate) fn plan_view<'a>(input: SyncView<'a>, config: &'a Config) -> Result<S
 /// R-20, R-21 (`FilterPodsByOwner`, orphans included) in one pass over `all`: the pods of
 /// the owner's namespace whose controller reference names it exactly (kind, name, UID),
 /// then that namespace's orphans, each with its index in `all` (the same list as
-/// [`owner::pods_of_owner`]); and, per pod of `all`, whether the owner's selector
-/// matches it (false outside the namespace).
+/// [`owner::pods_of_owner`]), and how many of them are the owner's own; and, per pod of
+/// `all`, whether the owner's selector matches it (false outside the namespace).
+#[allow(clippy::type_complexity)]
 fn owner_pods_matched<'a>(
     owner: &ReplicaSet,
     kind: &OwnerKind,
     selector: &Selector,
-    all: &[&'a Pod],
-) -> (Vec<(usize, &'a Pod)>, Vec<bool>) {
+    input: &SyncView<'a>,
+) -> (Vec<(usize, &'a Pod)>, usize, Vec<bool>) {
     let meta = &owner.metadata;
+    let all = &input.pods;
     let mut matched = vec![false; all.len()];
     let mut owned = Vec::new();
     let mut orphans = Vec::new();
-    for ((i, p), m) in all.iter().enumerate().zip(matched.iter_mut()) {
-        if p.namespace() != meta.namespace {
+    for (((i, p), d), m) in all
+        .iter()
+        .enumerate()
+        .zip(input.digests)
+        .zip(matched.iter_mut())
+    {
+        // The digest's copies of the strings: one buffer per pod.
+        let strings = &d.strings;
+        if strings.namespace() != meta.namespace.as_bytes() {
             continue;
         }
-        *m = selector.matches(p.metadata.labels.as_ref());
-        match p.metadata.controller_ref() {
+        *m = selector.matches_digest(strings.labels());
+        match strings.controller() {
             None => orphans.push((i, *p)),
-            Some(r) if r.kind == kind.kind && r.name == meta.name && r.uid == meta.uid => {
+            Some(r)
+                if r.uid == meta.uid.as_bytes()
+                    && r.name == meta.name.as_bytes()
+                    && r.kind == kind.kind.as_bytes() =>
+            {
                 owned.push((i, *p))
             }
             Some(_) => {}
         }
     }
+    let count = owned.len();
     owned.append(&mut orphans);
-    (owned, matched)
+    (owned, count, matched)
 }
 
 impl<'a> Context<'a> {
