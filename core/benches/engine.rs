@@ -14,7 +14,7 @@
 //!   `rank_from_pods/10k`: `rank::deletion_order` from bare `&Pod`s, which digests each pod
 //!   first; `rank_explained/10k`: every pod with its rule and facts.
 //! - `pods_to_delete/10k`: `rank::pods_to_delete_of` with n = 4928 (the reference's diff).
-//! - `status/10k`: `status::calculate` over the active owned pods.
+//! - `status/10k`: `status::calculate_of` over the active owned pods (digested).
 //! - `plan/{1k,10k,100k}`: `plan` with `spec.replicas` = N/2 (a delete plan of
 //!   min(diff, 500) victims); the input is built beforehand.
 //! - `plan_scale_up/10k`: `plan` with `spec.replicas` 20000 (a create plan of 500).
@@ -382,7 +382,7 @@ fn benches(c: &mut Criterion) {
             wall_clock: now,
         };
         g.bench_function("10k", |b| {
-            b.iter(|| status::calculate(black_box(rs), black_box(&active10k), 0, ctx))
+            b.iter(|| status::calculate_of(black_box(rs), black_box(&dig10k), 0, ctx))
         });
         g.finish();
     }

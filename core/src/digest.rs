@@ -11,7 +11,12 @@
 use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 use std::ops::Deref;
 
+use std::fmt;
+
+use serde::de::{SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::objects::Object;
 
 use crate::fxhash::FxBuild;
 use crate::model::Pod;
@@ -423,8 +428,36 @@ impl Serialize for Pods {
     }
 }
 
+/// An array of pod objects (`null` reads as empty), each digested as soon as it is read,
+/// while its fields are still in cache.
 impl<'de> Deserialize<'de> for Pods {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Pods, D::Error> {
-        crate::objects::objects(deserializer).map(Pods::from)
+        struct PodsVisitor;
+        impl<'de> Visitor<'de> for PodsVisitor {
+            type Value = Pods;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an array of objects")
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Pods, E> {
+                Ok(Pods::new())
+            }
+            fn visit_none<E: serde::de::Error>(self) -> Result<Pods, E> {
+                Ok(Pods::new())
+            }
+            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Pods, D::Error> {
+                d.deserialize_seq(self)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Pods, A::Error> {
+                let mut pods = Pods::new();
+                let n = seq.size_hint().unwrap_or(0).min(4096);
+                pods.pods.reserve(n);
+                pods.digests.reserve(n);
+                while let Some(Object(pod)) = seq.next_element::<Object<Pod>>()? {
+                    pods.push(pod);
+                }
+                Ok(pods)
+            }
+        }
+        deserializer.deserialize_option(PodsVisitor)
     }
 }

@@ -1,10 +1,11 @@
 //! The status the controller writes (R-80..R-82) and whether it writes it.
 
 use crate::config::{FeatureGates, OwnerKind};
+use crate::digest::Digested;
 use crate::model::{Pod, ReplicaSet, ReplicaSetCondition, ReplicaSetStatus};
 use crate::pods;
 use crate::selector::Selector;
-use crate::time::Time;
+use crate::time::{Duration, Time};
 
 /// C-8: the only condition type the controller manages.
 pub const REPLICA_FAILURE: &str = "ReplicaFailure";
@@ -30,23 +31,75 @@ pub fn calculate(
     terminating: usize,
     ctx: StatusContext<'_>,
 ) -> ReplicaSetStatus {
-    let mut status = rs.status.clone();
     let template = Selector::from_labels(rs.spec.template.labels());
     let min_ready = rs.spec.min_ready_seconds;
-    let (mut fully, mut ready, mut available) = (0i64, 0i64, 0i64);
-    for p in active {
-        if template.matches(p.metadata.labels.as_ref()) {
-            fully += 1;
-        }
-        if pods::is_ready(p) {
-            ready += 1;
-            if pods::is_available(p, min_ready, ctx.now) {
-                available += 1;
-            }
+    let counts = active.iter().fold(Counts::default(), |c, p| {
+        c.add(
+            template.matches(p.metadata.labels.as_ref()),
+            pods::is_ready(p),
+            pods::is_available(p, min_ready, ctx.now),
+        )
+    });
+    finish(rs, active.len(), counts, terminating, ctx)
+}
+
+/// [`calculate`] over digested pods: the same counts from the digests alone.
+pub fn calculate_of(
+    rs: &ReplicaSet,
+    active: &[Digested],
+    terminating: usize,
+    ctx: StatusContext<'_>,
+) -> ReplicaSetStatus {
+    let template = Selector::from_labels(rs.spec.template.labels());
+    let min_ready = Duration::from_seconds(i64::from(rs.spec.min_ready_seconds));
+    let counts = active.iter().fold(Counts::default(), |c, p| {
+        let d = p.digest;
+        // R-03, as pods::is_available.
+        let available = d.is_ready()
+            && (min_ready == Duration::ZERO
+                || d.ready_time().is_some_and(|t| t.plus(min_ready) <= ctx.now));
+        c.add(
+            template.matches_digest(d.strings.labels()),
+            d.is_ready(),
+            available,
+        )
+    });
+    finish(rs, active.len(), counts, terminating, ctx)
+}
+
+/// Fully labeled, ready and available pods.
+#[derive(Clone, Copy, Default)]
+struct Counts {
+    fully: i64,
+    ready: i64,
+    available: i64,
+}
+
+impl Counts {
+    fn add(self, fully: bool, ready: bool, available: bool) -> Counts {
+        Counts {
+            fully: self.fully + i64::from(fully),
+            ready: self.ready + i64::from(ready),
+            available: self.available + i64::from(ready && available),
         }
     }
+}
+
+fn finish(
+    rs: &ReplicaSet,
+    active_len: usize,
+    counts: Counts,
+    terminating: usize,
+    ctx: StatusContext<'_>,
+) -> ReplicaSetStatus {
+    let mut status = rs.status.clone();
+    let Counts {
+        fully,
+        ready,
+        available,
+    } = counts;
     // stored as int32 (Go truncates).
-    status.replicas = active.len() as i32;
+    status.replicas = active_len as i32;
     status.fully_labeled_replicas = fully as i32;
     status.ready_replicas = ready as i32;
     status.available_replicas = available as i32;
@@ -64,7 +117,7 @@ pub fn calculate(
     match ctx.manage_error {
         Some(message) if !has_failure => {
             let desired = i64::from(rs.spec.desired());
-            let have = active.len() as i64;
+            let have = active_len as i64;
             let reason = match have.cmp(&desired) {
                 std::cmp::Ordering::Less => "FailedCreate",
                 std::cmp::Ordering::Greater => "FailedDelete",

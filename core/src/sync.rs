@@ -781,8 +781,11 @@ pub fn complete(plan: &SyncPlan<'_>, outcome: &SyncOutcome) -> Result<Completion
 
     // S-10: status over the claimed pods.
     let owner_rs = &ctx.input.owner;
-    let claimed_pods: Vec<&Pod> = claimed.iter().map(|(_, p)| *p).collect();
-    let new_status = status::calculate(
+    let claimed_pods: Vec<Digested> = claimed
+        .iter()
+        .filter_map(|&(i, _)| ctx.input.digested(i))
+        .collect();
+    let new_status = status::calculate_of(
         owner_rs,
         &claimed_pods,
         ctx.terminating,
@@ -803,7 +806,7 @@ pub fn complete(plan: &SyncPlan<'_>, outcome: &SyncOutcome) -> Result<Completion
         Some(e) => Requeue::RateLimited { error: e.clone() },
         None => match availability::requeue_after(
             &new_status,
-            &claimed_pods,
+            &claimed.iter().map(|(_, p)| *p).collect::<Vec<&Pod>>(),
             owner_rs.spec.min_ready_seconds,
             ctx.input.now,
         ) {

@@ -194,3 +194,50 @@ fn selectors_and_owner_filter_read_the_digest_strings_exactly() {
         "replicas 0 deletes the owner's own pod only"
     );
 }
+
+/// R-80..R-82 counted from digests (as `complete` does) equal the counts from the pods,
+/// at the availability boundary (ready exactly `minReadySeconds` ago: available, R-03),
+/// with a zero ready time, and with labels that only partly match the template.
+#[test]
+fn status_from_digests_equals_status_from_pods() {
+    use replicore::status::{calculate, calculate_of, StatusContext};
+    let gates = FeatureGates::default();
+    let kind = replicore::OwnerKind::replica_set();
+    for min_ready in [0, 10] {
+        let owner = rs("web")
+            .min_ready(min_ready)
+            .template_labels(json!({"app": "web", "tier": "fe"}));
+        let pods: Pods = vec![
+            pod("boundary")
+                .labels(json!({"app": "web", "tier": "fe"}))
+                .ready_since(&ago(10.0)),
+            pod("young")
+                .labels(json!({"app": "web", "tier": "fe"}))
+                .ready_since(&ago(9.5)),
+            pod("zero").labels(json!({"app": "web"})).ready_no_ltt(),
+            pod("not-ready")
+                .labels(json!({"app": "web", "tier": "fe", "x": "y"}))
+                .not_ready(),
+            pod("pending").labels(json!({"tier": "fe"})),
+        ]
+        .into_iter()
+        .map(|p| p.build())
+        .collect();
+        let ctx = StatusContext {
+            gates: &gates,
+            owner_kind: &kind,
+            manage_error: None,
+            now: now(),
+            wall_clock: now(),
+        };
+        let refs: Vec<&Pod> = pods.iter().collect();
+        let dig: Vec<_> = pods.digested().collect();
+        let from_pods = calculate(&owner.build(), &refs, 0, ctx);
+        let from_digests = calculate_of(&owner.build(), &dig, 0, ctx);
+        assert_eq!(from_pods, from_digests, "minReadySeconds {min_ready}");
+        let expected_available = if min_ready == 0 { 3 } else { 1 };
+        assert_eq!(from_digests.available_replicas, expected_available);
+        assert_eq!(from_digests.fully_labeled_replicas, 3);
+        assert_eq!(from_digests.ready_replicas, 3);
+    }
+}
