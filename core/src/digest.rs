@@ -10,6 +10,7 @@
 
 use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 use std::ops::Deref;
+use std::sync::Arc;
 
 use std::fmt;
 
@@ -56,9 +57,10 @@ pub struct PodDigest {
 /// Copies of the strings a sync compares for every pod: the
 /// namespace, the controller reference's UID, name and kind, and the labels, in one
 /// allocation, so that matching a pod reads one buffer instead of a dozen scattered
-/// strings. Each string is stored as a 4-byte little-endian length and its bytes.
+/// strings. Each string is stored as a 4-byte little-endian length and its bytes. Shared,
+/// so that copying a digest (a store's copy on write) copies no bytes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct PodStrings(Box<[u8]>);
+pub(crate) struct PodStrings(Arc<[u8]>);
 
 /// A pod's controller reference as [`PodStrings`] holds it.
 pub(crate) struct ControllerRef<'a> {
@@ -96,7 +98,7 @@ impl PodStrings {
             put(k);
             put(v);
         }
-        PodStrings(buf.into_boxed_slice())
+        PodStrings(Arc::from(buf))
     }
 
     fn reader(&self) -> (bool, Reader<'_>) {

@@ -34,11 +34,18 @@ pub struct Store {
 #[derive(Clone, Debug, Default)]
 struct Namespace {
     owners: Vec<Arc<ReplicaSet>>,
-    pods: Vec<Arc<Pod>>,
-    /// Per pod of `pods`, its digest, computed when it was upserted.
-    digests: Vec<PodDigest>,
+    /// Shared with the snapshots taken since it last changed: a snapshot costs one
+    /// reference count, and the first change after it copies the table (copy on write).
+    pods: Arc<PodTable>,
     /// Pod name → position in `pods`.
     by_name: FxHashMap<String, usize>,
+}
+
+/// A namespace's pods and, per pod, its digest (computed when it was upserted).
+#[derive(Clone, Debug, Default)]
+struct PodTable {
+    pods: Vec<Arc<Pod>>,
+    digests: Vec<PodDigest>,
 }
 
 /// A pod watch event as a host receives it (the informer's add/update/delete).
@@ -66,8 +73,7 @@ pub struct Snapshot {
     pub now: Time,
     pub owner: Arc<ReplicaSet>,
     pub other_owners: Vec<Arc<ReplicaSet>>,
-    pods: Vec<Arc<Pod>>,
-    digests: Vec<PodDigest>,
+    pods: Arc<PodTable>,
     pub expectations: Expectations,
     pub cache_is_fresh: bool,
 }
@@ -144,14 +150,16 @@ impl Store {
         let digest = PodDigest::of(&pod);
         let pod = Arc::new(pod);
         if let Some(&i) = ns.by_name.get(pod.name()) {
-            if let (Some(slot), Some(d)) = (ns.pods.get_mut(i), ns.digests.get_mut(i)) {
+            let table = Arc::make_mut(&mut ns.pods);
+            if let (Some(slot), Some(d)) = (table.pods.get_mut(i), table.digests.get_mut(i)) {
                 *d = digest;
                 return Ok(Some(std::mem::replace(slot, pod)));
             }
         }
-        ns.by_name.insert(pod.name().to_owned(), ns.pods.len());
-        ns.pods.push(pod);
-        ns.digests.push(digest);
+        ns.by_name.insert(pod.name().to_owned(), ns.pods.pods.len());
+        let table = Arc::make_mut(&mut ns.pods);
+        table.pods.push(pod);
+        table.digests.push(digest);
         Ok(None)
     }
 
@@ -159,12 +167,13 @@ impl Store {
     pub fn delete_pod(&mut self, namespace: &str, name: &str) -> Option<Arc<Pod>> {
         let ns = self.namespaces.get_mut(namespace)?;
         let at = ns.by_name.remove(name)?;
-        if at >= ns.pods.len() {
+        if at >= ns.pods.pods.len() {
             return None;
         }
-        let removed = ns.pods.swap_remove(at);
-        ns.digests.swap_remove(at);
-        if let Some(moved) = ns.pods.get(at) {
+        let table = Arc::make_mut(&mut ns.pods);
+        let removed = table.pods.swap_remove(at);
+        table.digests.swap_remove(at);
+        if let Some(moved) = table.pods.get(at) {
             ns.by_name.insert(moved.name().to_owned(), at);
         }
         Some(removed)
@@ -180,7 +189,7 @@ impl Store {
 
     pub fn pod(&self, namespace: &str, name: &str) -> Option<&Arc<Pod>> {
         let ns = self.namespaces.get(namespace)?;
-        ns.by_name.get(name).and_then(|&i| ns.pods.get(i))
+        ns.by_name.get(name).and_then(|&i| ns.pods.pods.get(i))
     }
 
     /// The owners of one namespace.
@@ -194,13 +203,13 @@ impl Store {
     pub fn pods_in(&self, namespace: &str) -> &[Arc<Pod>] {
         self.namespaces
             .get(namespace)
-            .map_or(&[], |ns| ns.pods.as_slice())
+            .map_or(&[], |ns| ns.pods.pods.as_slice())
     }
 
     /// How many owners and pods the store holds.
     pub fn len(&self) -> (usize, usize) {
         self.namespaces.values().fold((0, 0), |(o, p), ns| {
-            (o + ns.owners.len(), p + ns.pods.len())
+            (o + ns.owners.len(), p + ns.pods.pods.len())
         })
     }
 
@@ -290,8 +299,7 @@ impl Store {
                         .collect()
                 })
                 .unwrap_or_default(),
-            pods: ns.map(|ns| ns.pods.clone()).unwrap_or_default(),
-            digests: ns.map(|ns| ns.digests.clone()).unwrap_or_default(),
+            pods: ns.map(|ns| Arc::clone(&ns.pods)).unwrap_or_default(),
             expectations: context.expectations,
             cache_is_fresh: context.cache_is_fresh,
         })
@@ -301,7 +309,7 @@ impl Store {
 impl Snapshot {
     /// The pods of the owner's namespace, as they were when the snapshot was taken.
     pub fn pods(&self) -> &[Arc<Pod>] {
-        &self.pods
+        &self.pods.pods
     }
 
     /// The snapshot as the engine reads it.
@@ -310,8 +318,8 @@ impl Snapshot {
             now: self.now,
             owner: &self.owner,
             other_owners: self.other_owners.iter().map(|o| &**o).collect(),
-            pods: self.pods.iter().map(|p| &**p).collect(),
-            digests: &self.digests,
+            pods: self.pods.pods.iter().map(|p| &**p).collect(),
+            digests: &self.pods.digests,
             expectations: &self.expectations,
             cache_is_fresh: self.cache_is_fresh,
         }
