@@ -236,3 +236,56 @@ fn events_are_decided_against_the_stored_previous_state() {
     assert!(store.observe_pod(PodChange::Upsert(nameless)).is_err());
     assert_eq!(store.len(), (1, 0));
 }
+
+/// The store digests each pod at upsert and keeps the digests in step through
+/// replacements and swap-removals, also after a snapshot shares its table (copy on
+/// write): the victims from the store stay those of the same objects sent whole.
+#[test]
+fn digests_follow_replacements_and_deletions_across_snapshots() {
+    let (web, web2, mut pods) = cluster();
+    let mut store = store_with(&[&web, &web2], &pods);
+    let config = Config::default();
+    let held = store
+        .snapshot("default", "web", SyncContext::at(now()))
+        .expect("snapshot");
+    // web-4 (ready longest) becomes not ready; web-0 goes; web-5 arrives on n2.
+    let changed = healthy("web-4", &web)
+        .labels(json!({"app": "web", "v": "1"}))
+        .node("n3")
+        .not_ready();
+    store.upsert_pod(changed.build()).expect("pod");
+    store.delete_pod("default", "web-0");
+    let added = healthy("web-5", &web)
+        .labels(json!({"app": "web", "v": "1"}))
+        .node("n2")
+        .ready_since(&ago(50.0));
+    store.upsert_pod(added.build()).expect("pod");
+    pods.retain(|p| p.name() != "web-0" && p.name() != "web-4");
+    pods.push(changed);
+    pods.push(added);
+
+    let victims = |plan: &replicore::SyncPlan| match &plan.manage {
+        Manage::Delete(d) => d.victims.iter().map(|v| v.name.clone()).collect::<Vec<_>>(),
+        other => panic!("expected deletes, got {other:?}"),
+    };
+    let snapshot = store
+        .snapshot("default", "web", SyncContext::at(now()))
+        .expect("snapshot");
+    let from_store = snapshot.plan(&config).expect("plan");
+    let input = SyncInput {
+        now: now(),
+        owner: web.build(),
+        other_owners: vec![web2.build()],
+        pods: pods.iter().map(P::build).collect(),
+        expectations: Default::default(),
+        cache_is_fresh: true,
+    };
+    let whole = plan(&input, &config).expect("plan");
+    assert_eq!(victims(&from_store), victims(&whole));
+    // The adopted orphan (Pending) goes first, then web-4, no longer ready.
+    assert_eq!(victims(&from_store)[..2], ["orphan", "web-4"]);
+    // The snapshot taken before the changes still ranks what it saw.
+    let before = held.plan(&config).expect("plan");
+    assert!(victims(&before).contains(&"web-0".to_owned()));
+    assert!(!victims(&before).contains(&"web-5".to_owned()));
+}
