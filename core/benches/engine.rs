@@ -106,10 +106,35 @@ fn shuffle<T>(items: &mut [T], mut seed: u64) {
     }
 }
 
+/// A fresh random-looking UUID for copy `copy` of the pod with `uid`, as the API server
+/// would assign (a suffix would give every copy the original's 16-byte UID prefix, which
+/// no real cluster has).
+fn copy_uid(uid: &str, copy: usize) -> String {
+    let mut seed = uid.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    }) ^ (copy as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let mut next = || {
+        seed = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = seed;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    let (a, b) = (next(), next());
+    format!(
+        "{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
+        a >> 32,
+        (a >> 16) & 0xffff,
+        a & 0xfff,
+        (b >> 48) & 0x3fff | 0x8000,
+        b & 0xffff_ffff_ffff
+    )
+}
+
 /// `owned` pods controlled by the RS plus the 300 non-matching pods of the 10k input.
 /// Fewer than 10,000: the first `owned` owned pods, their nodes folded onto
-/// proportionally fewer nodes. More: copies of the 10,000 with suffixed names, UIDs and
-/// node names (so nodes grow in proportion), shuffled.
+/// proportionally fewer nodes. More: copies of the 10,000 with suffixed names and node
+/// names (so nodes grow in proportion) and fresh UIDs, shuffled.
 fn generated(base: &Base, owned: usize) -> Vec<Pod> {
     let (mine, others): (Vec<&Pod>, Vec<&Pod>) =
         base.pods.iter().partition(|p| is_owned(&base.rs, p));
@@ -140,7 +165,7 @@ fn generated(base: &Base, owned: usize) -> Vec<Pod> {
                 let mut p = (*p).clone();
                 if copy > 0 {
                     p.metadata.name = format!("{}-c{copy}", p.metadata.name);
-                    p.metadata.uid = format!("{}-c{copy}", p.metadata.uid);
+                    p.metadata.uid = copy_uid(&p.metadata.uid, copy);
                     if let Some(node) = p.spec.node_name.as_mut().filter(|n| !n.is_empty()) {
                         *node = format!("{node}-c{copy}");
                     }

@@ -702,8 +702,46 @@ fn packed_block_keys(keys: &[Key]) -> Option<(Vec<u64>, u32)> {
     Some((packed, key_bits))
 }
 
+/// Sorts integers whose set bits all lie below `bits`: least-significant-digit radix sort,
+/// 11 bits a pass (linear in the count, where a comparison sort is n log n); small
+/// inputs go to the standard sort.
+fn radix_sort(v: &mut Vec<u64>, bits: u32) {
+    const DIGIT: u32 = 11;
+    if v.len() < 512 {
+        v.sort_unstable();
+        return;
+    }
+    let mask = (1u64 << DIGIT) - 1;
+    let mut out = vec![0u64; v.len()];
+    let mut shift = 0;
+    while shift < bits {
+        let mut starts = [0usize; 1 << DIGIT];
+        for &x in v.iter() {
+            if let Some(c) = starts.get_mut(((x >> shift) & mask) as usize) {
+                *c += 1;
+            }
+        }
+        let mut sum = 0;
+        for c in starts.iter_mut() {
+            let count = *c;
+            *c = sum;
+            sum += count;
+        }
+        for &x in v.iter() {
+            if let Some(c) = starts.get_mut(((x >> shift) & mask) as usize) {
+                if let Some(slot) = out.get_mut(*c) {
+                    *slot = x;
+                }
+                *c += 1;
+            }
+        }
+        std::mem::swap(v, &mut out);
+        shift += DIGIT;
+    }
+}
+
 /// Sorts `(block key, index)` pairs by key then index. When both fit in 64 bits they are
-/// packed into one integer each, which sorts about twice as fast.
+/// packed into one integer each and radix-sorted.
 fn sort_packed(packed: Vec<u64>, key_bits: u32) -> Vec<(u64, u32)> {
     let n = packed.len() as u64;
     let index_bits = u64::BITS - n.leading_zeros();
@@ -713,7 +751,7 @@ fn sort_packed(packed: Vec<u64>, key_bits: u32) -> Vec<(u64, u32)> {
             .zip(0u64..)
             .map(|(k, i)| (k << index_bits) | i)
             .collect();
-        v.sort_unstable();
+        radix_sort(&mut v, key_bits + index_bits);
         let mask = (1u64 << index_bits) - 1;
         return v
             .into_iter()
@@ -975,6 +1013,30 @@ mod tests {
     fn scores(mut members: Vec<Member>) -> Vec<(u32, i64)> {
         members.sort_by_key(|m| m.index);
         members.iter().map(|m| (m.index, m.w)).collect()
+    }
+
+    #[test]
+    fn radix_sort_sorts() {
+        for (n, bits) in [(0usize, 1u32), (100, 20), (5000, 43), (20_000, 64)] {
+            let mut x = 0x2545_f491_4f6c_dd1du64;
+            let mask = if bits == 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            };
+            let mut v: Vec<u64> = (0..n)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x & mask
+                })
+                .collect();
+            let mut expected = v.clone();
+            expected.sort_unstable();
+            radix_sort(&mut v, bits);
+            assert_eq!(v, expected, "{n} values of {bits} bits");
+        }
     }
 
     /// The lean scoring of ready blocks gives every pod the same score as the general

@@ -18,6 +18,21 @@ export function loadBase() {
   return { json, pods: list.items, rs };
 }
 
+/** A fresh random-looking UUID for copy `copy` of the pod with `uid` (as the API server
+ * would assign; a suffix would give every copy the original's leading bytes). */
+function copyUid(uid, copy) {
+  let h = 0x811c9dc5;
+  for (const ch of `${uid}/${copy}`) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
+  let hex = "";
+  for (let i = 0; i < 4; i++) {
+    h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) >>> 0;
+    h = Math.imul(h ^ (h >>> 12), 0x297a2d39) >>> 0;
+    h = (h ^ (h >>> 15)) >>> 0;
+    hex += h.toString(16).padStart(8, "0");
+  }
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
 const isOwned = (rs, p) => (p.metadata.ownerReferences ?? []).some((r) => r.controller && r.uid === rs.metadata.uid);
 
 function shuffle(items, seed) {
@@ -58,7 +73,7 @@ export function generated(base, owned) {
         const c = clone(p);
         if (copy > 0) {
           c.metadata.name = `${c.metadata.name}-c${copy}`;
-          c.metadata.uid = `${c.metadata.uid}-c${copy}`;
+          c.metadata.uid = copyUid(c.metadata.uid, copy);
           if (c.spec?.nodeName) c.spec.nodeName = `${c.spec.nodeName}-c${copy}`;
         }
         out.push(c);
