@@ -8,7 +8,7 @@
 //! only be made from its pod ([`PodDigest::of`]), and [`Pods`] recomputes it whenever a
 //! pod is replaced, so the two never disagree.
 
-use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher, Hash};
 use std::ops::Deref;
 use std::sync::Arc;
 
@@ -204,7 +204,7 @@ impl PodDigest {
         PodDigest {
             uid_prefix: uid_prefix(pod.uid()),
             node: fingerprint(pod.node_name()),
-            key: fingerprint_pair(pod.namespace(), pod.name()),
+            key: fingerprint((pod.namespace(), pod.name())),
             ready_time,
             created,
             deletion_cost: pods::deletion_cost(pod),
@@ -251,17 +251,11 @@ impl PodDigest {
     }
 }
 
-/// A 128-bit fingerprint of `name`: the Fx hash and SipHash-1-3 (std's fixed-key
+/// A 128-bit fingerprint of `value`: the Fx hash and SipHash-1-3 (std's fixed-key
 /// `DefaultHasher`, the same within a process, which is as long as a digest lives).
-fn fingerprint(name: &str) -> u128 {
-    let fx = FxBuild::default().hash_one(name);
-    let sip = BuildHasherDefault::<DefaultHasher>::default().hash_one(name);
-    (u128::from(fx) << 64) | u128::from(sip)
-}
-
-fn fingerprint_pair(a: &str, b: &str) -> u128 {
-    let fx = FxBuild::default().hash_one((a, b));
-    let sip = BuildHasherDefault::<DefaultHasher>::default().hash_one((a, b));
+fn fingerprint(value: impl Hash + Copy) -> u128 {
+    let fx = FxBuild::default().hash_one(value);
+    let sip = BuildHasherDefault::<DefaultHasher>::default().hash_one(value);
     (u128::from(fx) << 64) | u128::from(sip)
 }
 

@@ -319,7 +319,7 @@ struct Member {
 /// extension of upstream's (no pod is placed after one upstream puts after it) and the
 /// block has no intransitive group, so it is used as is. Returns false, leaving the block
 /// to the scores, when it does not apply. `members` arrive sorted by UID, and their UIDs
-/// must be distinct.
+/// are distinct.
 ///
 /// - Ready pods with LogarithmicScaleDown (rule 6 in play): pods of different exact
 ///   ready times go by UID; pods of one ready time go by the later key (rules 7, 8) and,
@@ -328,12 +328,6 @@ struct Member {
 /// - Otherwise: pods go by the later key and, between different creation times of one
 ///   bucket, by UID, which (later key, UID) order always agrees with.
 fn plain_order(members: &mut [Member], by_ready_time: bool) -> bool {
-    let distinct_uids = members
-        .last()
-        .is_some_and(|m| m.uid as usize + 1 == members.len());
-    if !distinct_uids {
-        return false;
-    }
     if !by_ready_time {
         members.sort_unstable_by_key(|m| (m.later, m.uid));
         return true;
@@ -428,15 +422,15 @@ fn order_block(
         .is_some_and(Key::ready);
 
     let by_ready_time = ready && log;
-    if plain_order(members, by_ready_time) {
+    let distinct_uids = members
+        .last()
+        .is_some_and(|m| m.uid as usize + 1 == members.len());
+    if distinct_uids && plain_order(members, by_ready_time) {
         for (slot, m) in block.iter_mut().zip(members.iter()) {
             *slot = m.index;
         }
         return;
     }
-    let distinct_uids = members
-        .last()
-        .is_some_and(|m| m.uid as usize + 1 == members.len());
     if by_ready_time && distinct_uids {
         score_ready_block(members);
     } else {
