@@ -16,7 +16,6 @@ mod prop_support;
 use std::collections::{BTreeSet, HashMap};
 
 use proptest::prelude::*;
-use proptest::test_runner::Config as ProptestConfig;
 use serde_json::{json, Value};
 
 use prop_support::*;
@@ -28,19 +27,6 @@ use replicore::{
     ExpectationsRecord, FeatureGates, Idle, LiveOwner, Manage, RankRule, SyncInput, SyncOutcome,
     SyncPlan, Time, EXPECTATIONS_TTL,
 };
-
-/// At least `cases` cases; `PROPTEST_CASES` may ask for more.
-fn cfg(cases: u32) -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse::<u32>().ok())
-        .map_or(cases, |n| n.max(cases));
-    ProptestConfig {
-        // Keep failures reproducible from the printed input; write no regression files.
-        failure_persistence: None,
-        ..ProptestConfig::with_cases(cases)
-    }
-}
 
 /// The create/delete calls a manage step issues at most.
 fn manage_size(m: &Manage) -> (usize, usize, usize) {

@@ -13,29 +13,19 @@
 //!    engine's order.
 //! 5. Replaying a seed gives the identical trace.
 
+mod prop_support;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
-use proptest::test_runner::Config as ProptestConfig;
 use serde_json::json;
 
+use prop_support::cfg;
 use replicore::model::Pod;
 use replicore::sim::trace::{ObjectKind, SyncTrace, WatchEventKind, What, TRACE_CAPACITY};
 use replicore::sim::{Scenario, Simulator};
 use replicore::{owner, pods, rank, ExpectationsChange, FeatureGates};
-
-/// At least `cases` cases; `PROPTEST_CASES` may ask for more.
-fn cfg(cases: u32) -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse::<u32>().ok())
-        .map_or(cases, |n| n.max(cases));
-    ProptestConfig {
-        failure_persistence: None,
-        ..ProptestConfig::with_cases(cases)
-    }
-}
 
 /// Virtual ms of faults; everything after is fault-free.
 const FAULT_WINDOW: u64 = 30_000;
@@ -399,21 +389,15 @@ fn the_cases_reach_the_interesting_paths() {
 /// A different seed gives a different run (the seed is really used).
 #[test]
 fn seeds_matter() {
-    let a = Simulator::new(Scenario::new(1, 8)).map(|mut s| {
-        s.advance(10_000);
-        s.state()
-            .pods
-            .iter()
-            .map(|p| p.name.clone())
-            .collect::<Vec<_>>()
-    });
-    let b = Simulator::new(Scenario::new(2, 8)).map(|mut s| {
-        s.advance(10_000);
-        s.state()
-            .pods
-            .iter()
-            .map(|p| p.name.clone())
-            .collect::<Vec<_>>()
-    });
-    assert_ne!(a.expect("a"), b.expect("b"));
+    let pods_after_10s = |seed| {
+        Simulator::new(Scenario::new(seed, 8)).map(|mut s| {
+            s.advance(10_000);
+            s.state()
+                .pods
+                .iter()
+                .map(|p| p.name.clone())
+                .collect::<Vec<_>>()
+        })
+    };
+    assert_ne!(pods_after_10s(1).expect("a"), pods_after_10s(2).expect("b"));
 }

@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
 use proptest::sample::Index;
+use proptest::test_runner::Config as ProptestConfig;
 use serde_json::{json, Value};
 
 use replicore::claim::ClaimKind;
@@ -1220,4 +1221,17 @@ pub fn tie_heavy_pods(max: usize) -> impl Strategy<Value = Vec<Pod>> {
             })
             .collect()
     })
+}
+
+/// At least `cases` cases; `PROPTEST_CASES` may ask for more.
+pub fn cfg(cases: u32) -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .map_or(cases, |n| n.max(cases));
+    ProptestConfig {
+        // Keep failures reproducible from the printed input; write no regression files.
+        failure_persistence: None,
+        ..ProptestConfig::with_cases(cases)
+    }
 }
