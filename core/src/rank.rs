@@ -165,12 +165,12 @@ fn slot_bits((nonzero, v): (bool, i64)) -> u128 {
     (u128::from(nonzero) << 64) | u128::from((v as u64) ^ (1 << 63))
 }
 
-/// An ordered `Option<i64>` as one integer.
-fn time_bits(t: Option<i64>) -> u128 {
-    match t {
-        None => 0,
-        Some(v) => (1 << 64) | u128::from((v as u64) ^ (1 << 63)),
-    }
+/// An exact time as an ordered `u64`. `None` and `i64::MIN` share 0, which never
+/// matters: the times compared inside a block (ready times of one ready slot, creation
+/// times of one later key) are either all present or all absent, since those keys hold
+/// whether the time is non-zero.
+fn time_bits(t: Option<i64>) -> u64 {
+    t.map_or(0, |v| (v as u64) ^ (1 << 63))
 }
 
 impl Key {
@@ -304,41 +304,27 @@ fn decide(a: &Key, b: &Key, uid_a: &str, uid_b: &str) -> Option<(Ordering, RankR
 #[derive(Clone, Copy, Debug)]
 struct Member {
     index: u32,
-    /// Dense UID rank within the block (see [`assign_uid_ranks`]).
+    /// Dense UID rank within the block (see [`uid_order`]).
     uid: u32,
-    /// The UID's 16-byte prefix.
-    prefix: u128,
-    ready: u128,
+    ready: u64,
+    created: u64,
     later: u128,
-    created: u128,
     w: i64,
 }
 
-/// The common case of [`order_block`], without scores: when every strict comparison
-/// upstream makes inside the block agrees with one plain order, that order is a linear
-/// extension of upstream's (no pod is placed after one upstream puts after it) and the
-/// block has no intransitive group, so it is used as is. Returns false, leaving the block
-/// to the scores, when it does not apply. `members` arrive sorted by UID, and their UIDs
-/// are distinct.
-///
-/// - Ready pods with LogarithmicScaleDown (rule 6 in play): pods of different exact
-///   ready times go by UID; pods of one ready time go by the later key (rules 7, 8) and,
-///   between different creation times of one bucket, by UID. So UID order agrees when,
-///   within each ready time, the later key never decreases along UID order.
-/// - Otherwise: pods go by the later key and, between different creation times of one
-///   bucket, by UID, which (later key, UID) order always agrees with.
-fn plain_order(members: &mut [Member], by_ready_time: bool) -> bool {
-    if !by_ready_time {
-        members.sort_unstable_by_key(|m| (m.later, m.uid));
-        return true;
-    }
-    let mut by_time: Vec<(u128, u32, u128)> =
-        members.iter().map(|m| (m.ready, m.uid, m.later)).collect();
-    by_time.sort_unstable();
-    by_time
-        .iter()
-        .zip(by_time.iter().skip(1))
-        .all(|(a, b)| a.0 != b.0 || a.2 <= b.2)
+/// Whether UID order is a linear extension of upstream's order in a ready block with
+/// LogarithmicScaleDown (rule 6 in play) and distinct UIDs, so that no scores are needed:
+/// pods of different exact ready times go by UID; pods of one ready time go by the later
+/// key (rules 7, 8) and, between different creation times of one bucket, by UID. So UID
+/// order agrees with every strict comparison, and the block has no intransitive group,
+/// when within each ready time the later key never decreases along UID order.
+/// `members` are in UID order; `by_time` holds (ready time, position) sorted.
+fn uid_order_agrees(members: &[Member], by_time: &[(u64, u32)]) -> bool {
+    let later = |pos: u32| members.get(pos as usize).map_or(0, |m| m.later);
+    by_time.windows(2).all(|pair| match pair {
+        [a, b] => a.0 != b.0 || later(a.1) <= later(b.1),
+        _ => true,
+    })
 }
 
 /// For members sorted (grouped ascending) by `key`: `sign ×` (how many have a greater key
@@ -385,58 +371,130 @@ fn for_runs_mut(
     }
 }
 
+/// Buffers reused from one block to the next.
+#[derive(Default)]
+struct Scratch {
+    members: Vec<Member>,
+    /// (UID prefix, index) of the block's pods, in UID order.
+    by_uid: Vec<(u128, u32)>,
+    /// (exact ready time, position in UID order), sorted.
+    by_time: Vec<(u64, u32)>,
+    /// Buffers of [`score_ready_class`].
+    class: ClassScratch,
+}
+
+/// Buffers of [`score_ready_class`] ((later key, position) and (creation time, position))
+/// and of [`order_block`]'s sorts.
+#[derive(Default)]
+struct ClassScratch {
+    by_later: Vec<(u128, u32)>,
+    by_created: Vec<(u64, u32)>,
+    /// (score, UID rank) packed, for ordering a scored block.
+    packed: Vec<u64>,
+}
+
 /// Orders one block (pods that rules 1–5 and the ready slot cannot separate) as a linear
-/// extension of upstream's rank groups: each pod is scored by its strict wins minus
-/// strict losses against the block, and the block is sorted by that score. Within the
-/// block, upstream's `Less(a, b)` is: different exact ready times (both ready, with
-/// LogarithmicScaleDown) ⇒ by UID; otherwise by the later key (restarts, sidecar
-/// restarts, creation slot), and within one creation bucket, different exact creation
-/// times ⇒ by UID. Every score part is a count over a sorted run.
+/// extension of upstream's rank groups. Within the block, upstream's `Less(a, b)` is:
+/// different exact ready times (both ready, with LogarithmicScaleDown) ⇒ by UID;
+/// otherwise by the later key (restarts, sidecar restarts, creation slot), and within one
+/// creation bucket, different exact creation times ⇒ by UID.
+///
+/// With distinct UIDs, most blocks need no scores: without rule 6 in play, (later key,
+/// UID) order agrees with every strict comparison; with it, UID order does when
+/// [`uid_order_agrees`]. Such an order is a linear extension and the block has no
+/// intransitive group, so it is used as is. Otherwise each pod is scored by its strict
+/// wins minus strict losses against the block, and the block is sorted by that score;
+/// every score part is a count over a sorted run.
 fn order_block(
     keys: &[Key],
     pods: &[Digested],
     block: &mut [u32],
-    members: &mut Vec<Member>,
+    scratch: &mut Scratch,
     log: bool,
 ) {
     if block.len() < 2 {
         return;
     }
+    let Scratch {
+        members,
+        by_uid,
+        by_time,
+        class,
+    } = scratch;
+    uid_order(keys, pods, block, by_uid);
     members.clear();
-    members.extend(block.iter().filter_map(|&i| {
-        let k = keys.get(i as usize)?;
-        Some(Member {
-            index: i,
-            uid: 0,
-            prefix: k.uid,
-            ready: time_bits(k.ready_time()),
-            later: k.later_key(),
-            created: time_bits(k.created()),
-            w: 0,
-        })
-    }));
-    assign_uid_ranks(members, pods);
+    let uid_of = |i: u32| pods.get(i as usize).map_or("", |p| p.uid());
+    let mut rank = 0u32;
+    let mut prev: Option<(u128, u32)> = None;
+    for &(prefix, i) in by_uid.iter() {
+        if let Some((p, j)) = prev {
+            if p != prefix || uid_of(i) != uid_of(j) {
+                rank += 1;
+            }
+        }
+        prev = Some((prefix, i));
+        if let Some(k) = keys.get(i as usize) {
+            members.push(Member {
+                index: i,
+                uid: rank,
+                ready: time_bits(k.ready_time()),
+                created: time_bits(k.created()),
+                later: k.later_key(),
+                w: 0,
+            });
+        }
+    }
     let ready = block
         .first()
         .and_then(|&i| keys.get(i as usize))
         .is_some_and(Key::ready);
-
     let by_ready_time = ready && log;
     let distinct_uids = members
         .last()
         .is_some_and(|m| m.uid as usize + 1 == members.len());
-    if distinct_uids && plain_order(members, by_ready_time) {
-        for (slot, m) in block.iter_mut().zip(members.iter()) {
-            *slot = m.index;
+    // With distinct UIDs, a member's UID rank is its position in `members`.
+    let index_at = |members: &[Member], pos: u32| members.get(pos as usize).map(|m| m.index);
+    match (distinct_uids, by_ready_time) {
+        (true, false) => {
+            // (later key, UID) order, sorting small (key, position) pairs.
+            let by_later = &mut class.by_later;
+            by_later.clear();
+            by_later.extend(members.iter().map(|m| (m.later, m.uid)));
+            by_later.sort_unstable();
+            for (slot, &(_, pos)) in block.iter_mut().zip(by_later.iter()) {
+                *slot = index_at(members, pos).unwrap_or(*slot);
+            }
         }
-        return;
+        (true, true) => {
+            by_time.clear();
+            by_time.extend(members.iter().map(|m| m.ready).zip(0u32..));
+            by_time.sort_unstable();
+            if uid_order_agrees(members, by_time) {
+                for (slot, m) in block.iter_mut().zip(members.iter()) {
+                    *slot = m.index;
+                }
+            } else {
+                score_ready_block(members, by_time, class);
+                // Score, then UID (= position): one packed integer per member.
+                let packed = &mut class.packed;
+                packed.clear();
+                packed.extend(members.iter().map(|m| {
+                    let w = m.w.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32;
+                    // Highest score first: order by the biased score's complement.
+                    let score = !((w as u32) ^ (1 << 31));
+                    (u64::from(score) << 32) | u64::from(m.uid)
+                }));
+                packed.sort_unstable();
+                for (slot, &p) in block.iter_mut().zip(packed.iter()) {
+                    *slot = index_at(members, p as u32).unwrap_or(*slot);
+                }
+            }
+        }
+        (false, _) => {
+            score_block(members, by_ready_time, log);
+            by_score(members, pods, block);
+        }
     }
-    if by_ready_time && distinct_uids {
-        score_ready_block(members);
-    } else {
-        score_block(members, by_ready_time, log);
-    }
-    by_score(members, pods, block);
 }
 
 /// Each member's strict wins minus strict losses against the block (`w`). `members`
@@ -448,7 +506,13 @@ fn score_block(members: &mut [Member], by_ready_time: bool, log: bool) {
         add_sorted_scores(members, |m| m.uid, 1);
         members.sort_unstable_by_key(|m| (m.ready, m.uid));
     }
-    let classes = |m: &Member| if by_ready_time { m.ready } else { 0 };
+    let classes = |m: &Member| {
+        if by_ready_time {
+            u128::from(m.ready)
+        } else {
+            0
+        }
+    };
     for_runs_mut(members, classes, |class| {
         if by_ready_time {
             // Within one exact ready time the UID part above does not apply.
@@ -467,7 +531,7 @@ fn score_block(members: &mut [Member], by_ready_time: bool, log: bool) {
                     group.sort_unstable_by_key(|m| (m.created, m.uid));
                     for_runs_mut(
                         group,
-                        |m| m.created,
+                        |m| u128::from(m.created),
                         |cclass| add_sorted_scores(cclass, |m| m.uid, -1),
                     );
                 },
@@ -477,67 +541,72 @@ fn score_block(members: &mut [Member], by_ready_time: bool, log: bool) {
 }
 
 /// The scores of [`order_block`] for a ready block with LogarithmicScaleDown (rule 6 in
-/// play) and distinct UIDs, computed the same way but touching only the pods that share
-/// an exact ready time with another: the UID part is `n − 1 − 2·rank` for every pod;
-/// within each ready time of several pods, that time's own UID part is taken back and
-/// the later key (rules 7, 8) and the creation-time UID rule are added. `members`
-/// arrive sorted by UID.
-fn score_ready_block(members: &mut [Member]) {
+/// play) and distinct UIDs, computed the same way as [`score_block`] but touching only
+/// the pods that share an exact ready time with another: the UID part is
+/// `n − 1 − 2·rank` for every pod; within each ready time of several pods, that time's
+/// own UID part is taken back and the later key (rules 7, 8) and the creation-time UID
+/// rule are added. `members` arrive sorted by UID; `by_time` holds (ready time,
+/// position) sorted.
+fn score_ready_block(members: &mut [Member], by_time: &[(u64, u32)], buf: &mut ClassScratch) {
     let n = members.len() as i64;
     for (rank, m) in (0i64..).zip(members.iter_mut()) {
         m.w = n - 1 - 2 * rank;
     }
-    // Positions (UID order) grouped by exact ready time.
-    let mut by_time: Vec<(u128, u32)> = members.iter().map(|m| m.ready).zip(0u32..).collect();
-    by_time.sort_unstable();
-    for class in runs(&by_time).filter(|c| c.len() > 1) {
-        score_ready_class(members, class);
+    for class in runs(by_time).filter(|c| c.len() > 1) {
+        score_ready_class(members, class, buf);
+    }
+}
+
+/// Adds `sign ×` the UID rank part over `positions` (in UID order, ascending) to their
+/// members' scores.
+fn add_uid_part<K>(members: &mut [Member], positions: &[(K, u32)], sign: i64) {
+    let len = positions.len() as i64;
+    for (rank, (_, pos)) in (0i64..).zip(positions) {
+        if let Some(m) = members.get_mut(*pos as usize) {
+            m.w += sign * (len - 1 - 2 * rank);
+        }
     }
 }
 
 /// One exact ready time's pods (positions in UID order, ascending) in a ready block.
-fn score_ready_class(members: &mut [Member], class: &[(u128, u32)]) {
-    let add = |members: &mut [Member], pos: u32, v: i64| {
-        if let Some(m) = members.get_mut(pos as usize) {
-            m.w += v;
-        }
-    };
-    // `sign ×` (UID rank part) over positions in UID order.
-    let uid_part = |members: &mut [Member], positions: &[(u128, u32)], sign: i64| {
-        let len = positions.len() as i64;
-        for (rank, &(_, pos)) in (0i64..).zip(positions) {
-            add(members, pos, sign * (len - 1 - 2 * rank));
-        }
-    };
-    let field = |members: &[Member], pos: u32, f: fn(&Member) -> u128| {
-        members.get(pos as usize).map_or(0, f)
-    };
+fn score_ready_class(members: &mut [Member], class: &[(u64, u32)], buf: &mut ClassScratch) {
+    let ClassScratch {
+        by_later,
+        by_created,
+        ..
+    } = buf;
     // Within one ready time the UID rule does not apply.
-    uid_part(members, class, -1);
+    add_uid_part(members, class, -1);
     // Rules 7 and 8: the later key; within one later key (one creation bucket), UID
     // between different exact creation times.
-    let mut by_later: Vec<(u128, u32)> = class
-        .iter()
-        .map(|&(_, pos)| (field(members, pos, |m| m.later), pos))
-        .collect();
+    by_later.clear();
+    by_later.extend(
+        class
+            .iter()
+            .map(|&(_, pos)| (members.get(pos as usize).map_or(0, |m| m.later), pos)),
+    );
     by_later.sort_unstable();
     let c = by_later.len() as i64;
     let mut start = 0i64;
-    for group in runs(&by_later) {
+    for group in runs(by_later) {
         let end = start + group.len() as i64;
         for &(_, pos) in group {
-            add(members, pos, (c - end) - start);
+            if let Some(m) = members.get_mut(pos as usize) {
+                m.w += (c - end) - start;
+            }
         }
         start = end;
         if group.len() > 1 {
-            uid_part(members, group, 1);
-            let mut by_created: Vec<(u128, u32)> = group
-                .iter()
-                .map(|&(_, pos)| (field(members, pos, |m| m.created), pos))
-                .collect();
+            add_uid_part(members, group, 1);
+            by_created.clear();
+            by_created.extend(
+                group
+                    .iter()
+                    .map(|&(_, pos)| (members.get(pos as usize).map_or(0, |m| m.created), pos)),
+            );
             by_created.sort_unstable();
-            for same in runs(&by_created).filter(|r| r.len() > 1) {
-                uid_part(members, same, -1);
+            for same in runs(by_created).filter(|r| r.len() > 1) {
+                add_uid_part(members, same, -1);
             }
         }
     }
@@ -624,27 +693,18 @@ fn colocation(candidates: &[Digested], related: &[Digested]) -> Vec<u32> {
         .collect()
 }
 
-/// Dense UID ranks within a block, in byte-wise order (R-72.6/8 compare UIDs as Go
-/// strings): sorted by the keys' 16-byte prefixes, full strings compared only where
-/// prefixes tie. Leaves `members` sorted by UID.
-fn assign_uid_ranks(members: &mut [Member], pods: &[Digested]) {
+/// The block's pods as (UID prefix, index), in byte-wise UID order (R-72.6/8 compare
+/// UIDs as Go strings): sorted by the keys' 16-byte prefixes, full strings compared only
+/// where prefixes tie.
+fn uid_order(keys: &[Key], pods: &[Digested], block: &[u32], by_uid: &mut Vec<(u128, u32)>) {
     let uid_of = |i: u32| pods.get(i as usize).map_or("", |p| p.uid());
-    members.sort_unstable_by(|a, b| {
-        a.prefix
-            .cmp(&b.prefix)
-            .then_with(|| uid_of(a.index).cmp(uid_of(b.index)))
-    });
-    let mut rank = 0u32;
-    let mut prev: Option<(u128, u32)> = None;
-    for m in members.iter_mut() {
-        if let Some((prefix, index)) = prev {
-            if prefix != m.prefix || uid_of(index) != uid_of(m.index) {
-                rank += 1;
-            }
-        }
-        prev = Some((m.prefix, m.index));
-        m.uid = rank;
-    }
+    by_uid.clear();
+    by_uid.extend(
+        block
+            .iter()
+            .map(|&i| (keys.get(i as usize).map_or(0, |k| k.uid), i)),
+    );
+    by_uid.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| uid_of(a.1).cmp(uid_of(b.1))));
 }
 
 /// The block keys packed into a `u64` (offsets from each part's minimum, in the same
@@ -652,25 +712,25 @@ fn assign_uid_ranks(members: &mut [Member], pods: &[Digested]) {
 /// LogarithmicScaleDown.
 fn packed_block_keys(keys: &[Key]) -> Option<(Vec<u64>, u32)> {
     let bits = |range: u64| u64::BITS - range.leading_zeros();
-    // One pass for every part's range.
-    let (min_cost, max_cost, max_col, min_slot, max_slot) = keys.iter().fold(
-        (i32::MAX, i32::MIN, 0u32, i64::MAX, i64::MIN),
-        |(lo, hi, col, slo, shi), k| {
-            let slot = k.ready_slot().1;
-            (
-                lo.min(k.cost),
-                hi.max(k.cost),
-                col.max(k.colocated),
-                slo.min(slot),
-                shi.max(slot),
-            )
-        },
-    );
-    let cost_bits = bits(
-        i64::from(max_cost)
-            .saturating_sub(i64::from(min_cost))
-            .max(0) as u64,
-    );
+    // One pass for the ranges of the co-location count and the ready slot.
+    let (max_col, min_slot, max_slot) =
+        keys.iter()
+            .fold((0u32, i64::MAX, i64::MIN), |(col, slo, shi), k| {
+                let slot = k.ready_slot().1;
+                (col.max(k.colocated), slo.min(slot), shi.max(slot))
+            });
+    // Deletion costs span the whole int32 range (`2147483647` is a common annotation)
+    // but take few distinct values: packed as their rank among those values.
+    let mut costs: Vec<i32> = keys.iter().map(|k| k.cost).filter(|&c| c != 0).collect();
+    costs.push(0);
+    costs.sort_unstable();
+    costs.dedup();
+    let zero_rank = costs.partition_point(|&c| c < 0) as u64;
+    let cost_rank = |cost: i32| match cost {
+        0 => zero_rank,
+        _ => costs.partition_point(|&c| c < cost) as u64,
+    };
+    let cost_bits = bits(costs.len().saturating_sub(1) as u64);
     let col_bits = bits(u64::from(max_col));
     let slot_range = i128::from(max_slot) - i128::from(min_slot);
     let slot_bits = bits(u64::try_from(slot_range.max(0)).ok()?) + 1;
@@ -684,7 +744,7 @@ fn packed_block_keys(keys: &[Key]) -> Option<(Vec<u64>, u32)> {
             let head = (u64::from(!k.unassigned()) << 3)
                 | (u64::from(k.phase & 3) << 1)
                 | u64::from(k.ready());
-            let cost = (i64::from(k.cost) - i64::from(min_cost)) as u64;
+            let cost = cost_rank(k.cost);
             // More co-located first: descending.
             let col = u64::from(max_col - k.colocated);
             let (nonzero, value) = k.ready_slot();
@@ -757,12 +817,17 @@ fn sort_packed(packed: Vec<u64>, key_bits: u32) -> Vec<(u64, u32)> {
     v
 }
 
-/// The deletion order: indices into `candidates`, first to go first, with the keys.
+/// The deletion order: indices into `candidates`, first to go first, with the keys. Only
+/// the blocks that reach into positions `0..limit` are ordered inside; the others keep
+/// their pods in block-key order. The explanation of the pod at `limit − 1` still holds:
+/// when the next position starts a block, every pod of that block differs from it by the
+/// same rule (rules 1–5 and the ready slot are the block's).
 fn order(
     candidates: &[Digested],
     related: &[Digested],
     now: Time,
     gates: &FeatureGates,
+    limit: usize,
 ) -> (Vec<Key>, Vec<u32>) {
     let colocated = colocation(candidates, related);
     let keys: Vec<Key> = candidates
@@ -794,9 +859,10 @@ fn order(
         }
     };
     let mut order: Vec<u32> = sorted.iter().map(|e| e.1).collect();
-    let mut members: Vec<Member> = Vec::new();
+    let mut scratch = Scratch::default();
     let mut start = 0;
-    while start < sorted.len() {
+    // Blocks starting at `limit` or later are not needed.
+    while start < sorted.len() && start < limit {
         let block_key = sorted.get(start).map(|e| e.0);
         let mut end = start + 1;
         while sorted.get(end).map(|e| e.0) == block_key {
@@ -808,7 +874,7 @@ fn order(
                     &keys,
                     candidates,
                     block,
-                    &mut members,
+                    &mut scratch,
                     gates.logarithmic_scale_down,
                 );
             }
@@ -910,7 +976,7 @@ pub fn deletion_order_of(
     now: Time,
     gates: &FeatureGates,
 ) -> Vec<usize> {
-    let (_, order) = order(candidates, related, now, gates);
+    let (_, order) = order(candidates, related, now, gates, usize::MAX);
     order.into_iter().map(|i| i as usize).collect()
 }
 
@@ -954,7 +1020,7 @@ pub fn pods_to_delete_of(
     now: Time,
     gates: &FeatureGates,
 ) -> Vec<RankedPod> {
-    let (keys, order) = order(candidates, related, now, gates);
+    let (keys, order) = order(candidates, related, now, gates, n);
     explain(
         &keys,
         &order,
@@ -989,15 +1055,14 @@ mod tests {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            u128::from(x % m)
+            x % m
         };
         (0..n)
             .map(|i| Member {
                 index: i,
                 uid: i,
-                prefix: u128::from(i),
                 ready: next(4),
-                later: next(3),
+                later: u128::from(next(3)),
                 created: next(3),
                 w: 0,
             })
@@ -1043,7 +1108,9 @@ mod tests {
             let mut general = members.clone();
             score_block(&mut general, true, true);
             let mut lean = members;
-            score_ready_block(&mut lean);
+            let mut by_time: Vec<(u64, u32)> = lean.iter().map(|m| m.ready).zip(0u32..).collect();
+            by_time.sort_unstable();
+            score_ready_block(&mut lean, &by_time, &mut ClassScratch::default());
             assert_eq!(scores(general), scores(lean), "seed {seed}, {n} pods");
         }
     }

@@ -480,6 +480,13 @@ proptest! {
         prop_assert_eq!(names(&ranked, &c), names(&ranked2, &c2));
         let rules = |r: &[replicore::RankedPod]| r.iter().map(|x| x.rule).collect::<Vec<_>>();
         prop_assert_eq!(rules(&ranked), rules(&ranked2));
+
+        // the `n` to delete are the first `n` of the ranking, with the same rules,
+        // for every `n` (the engine orders only the blocks those positions reach).
+        for n in 0..=c.len() {
+            let chosen = rank::pods_to_delete(&c, &rel, n, now(), &gates);
+            prop_assert_eq!(&chosen[..], &ranked[..n], "n = {}", n);
+        }
     }
 
     /// 5b. Where upstream strictly prefers `a` to `b` and they differ in rules 1–5, the
