@@ -4,7 +4,7 @@
 // engine's.
 
 import * as raw from "./wasm/replicore_wasm.js";
-import { optText, text } from "./json-text.js";
+import { json, optJson, utf8 } from "./json-text.js";
 import type {
   CallResult,
   ClaimOutcome,
@@ -44,7 +44,8 @@ function iso(t: Time): string {
 // ---------------------------------------------------------------------------------------
 // The API
 
-const plans = new WeakMap<object, { input: string; config: string | undefined }>();
+/** The JSON (UTF-8 bytes) a plan was made from, for the calls that judge its outcome. */
+const plans = new WeakMap<object, { input: Uint8Array; config: Uint8Array | undefined }>();
 
 /** The package (and engine) version. */
 export function version(): string {
@@ -56,18 +57,22 @@ export function version(): string {
  * slow-start batches, or ranked deletions), and the expectations to record first.
  */
 export function plan(input: SyncInput, config?: Config): SyncPlan {
-  return planJson(text(input, ""), config);
+  return planBytes(json(input, ""), config);
 }
 
 /** `plan` from JSON text (a host holding text need not parse it). */
 export function planJson(inputJson: string, config?: Config): SyncPlan {
-  const configText = optText(config, "config");
-  const p = raw.plan(inputJson, configText) as SyncPlan;
-  plans.set(p, { input: inputJson, config: configText });
+  return planBytes(utf8(inputJson), config);
+}
+
+function planBytes(input: Uint8Array, config?: Config): SyncPlan {
+  const configJson = optJson(config, "config");
+  const p = raw.plan(input, configJson) as SyncPlan;
+  plans.set(p, { input, config: configJson });
   return p;
 }
 
-function contextOf(p: SyncPlan): { input: string; config: string | undefined } {
+function contextOf(p: SyncPlan): { input: Uint8Array; config: Uint8Array | undefined } {
   const ctx = plans.get(p);
   if (!ctx) {
     const e = new Error(
@@ -83,25 +88,25 @@ function contextOf(p: SyncPlan): { input: string; config: string | undefined } {
 /** R-32: `null` when the planned adoptions may go ahead given the live read of the owner, else why not. */
 export function adoptionAllowed(p: SyncPlan, liveOwner: LiveOwner): string | null {
   const { input, config } = contextOf(p);
-  return raw.adoptionAllowed(input, text(liveOwner, "liveOwner"), config) ?? null;
+  return raw.adoptionAllowed(input, json(liveOwner, "liveOwner"), config) ?? null;
 }
 
 /** The manage step once the claims are done (equal to `plan.manage` if all went as planned). */
 export function manageAfterClaims(p: SyncPlan, claims: ClaimOutcome): Manage {
   if (p.claims.length === 0) return p.manage;
   const { input, config } = contextOf(p);
-  return raw.manageAfterClaims(input, text(claims, "claims"), config) as Manage;
+  return raw.manageAfterClaims(input, json(claims, "claims"), config) as Manage;
 }
 
 /** What the host's calls mean: status to write, expectation corrections, events, requeue. */
 export function complete(p: SyncPlan, outcome: SyncOutcome): Completion {
   const { input, config } = contextOf(p);
-  return raw.complete(input, text(outcome, "outcome"), config) as Completion;
+  return raw.complete(input, json(outcome, "outcome"), config) as Completion;
 }
 
 /** `complete` for a plan of `input` made elsewhere (plans are deterministic). */
 export function completeInput(input: SyncInput, outcome: SyncOutcome, config?: Config): Completion {
-  return raw.complete(text(input, ""), text(outcome, "outcome"), optText(config, "config")) as Completion;
+  return raw.complete(json(input, ""), json(outcome, "outcome"), optJson(config, "config")) as Completion;
 }
 
 /**
@@ -109,67 +114,67 @@ export function completeInput(input: SyncInput, outcome: SyncOutcome, config?: C
  * `null` when slow start is over (all done, or a batch had a failure).
  */
 export function nextBatch(create: CreatePlan, resultsSoFar: CallResult[]): number | null {
-  return (raw.nextBatch(text(create, "create"), text(resultsSoFar, "results")) as number | undefined) ?? null;
+  return (raw.nextBatch(json(create, "create"), json(resultsSoFar, "results")) as number | undefined) ?? null;
 }
 
 /** The scale-down order, first to go first, each pod with the rule that placed it. */
 export function rankPods(pods: Pod[], options: RankOptions): RankedPod[] {
-  return raw.rankPods(text(pods, "pods"), text({ ...options, now: iso(options.now) }, "options")) as RankedPod[];
+  return raw.rankPods(json(pods, "pods"), json({ ...options, now: iso(options.now) }, "options")) as RankedPod[];
 }
 
 /** What the CLI prints, as data: `list` is what `kubectl get rs,pods -o json` prints. */
 export function explain(list: unknown, options: ExplainOptions): Explanation {
-  return explainJson(text(list, ""), options);
+  return raw.explain(json(list, ""), json({ ...options, now: iso(options.now) }, "options")) as Explanation;
 }
 
 /** `explain` from JSON text. */
 export function explainJson(listJson: string, options: ExplainOptions): Explanation {
-  return raw.explain(listJson, text({ ...options, now: iso(options.now) }, "options")) as Explanation;
+  return raw.explain(utf8(listJson), json({ ...options, now: iso(options.now) }, "options")) as Explanation;
 }
 
 /** Which owner keys a pod event enqueues (now or later) and which observations it makes. */
 export function onPodEvent(event: WatchEvent<Pod>, owners: ReplicaSet[], config?: Config): EventDecision {
-  return raw.onPodEvent(text(event, "event"), text(owners, "owners"), optText(config, "config")) as EventDecision;
+  return raw.onPodEvent(json(event, "event"), json(owners, "owners"), optJson(config, "config")) as EventDecision;
 }
 
 /** The owner-event rules (an added, updated or deleted owner). */
 export function onOwnerEvent(event: WatchEvent<ReplicaSet>): EventDecision {
-  return raw.onOwnerEvent(text(event, "event")) as EventDecision;
+  return raw.onOwnerEvent(json(event, "event")) as EventDecision;
 }
 
 /** The expectations after applying `changes` at `now` (null = no record). */
 export function applyExpectations(current: Expectations, changes: ExpectationsChange[], now: Time): Expectations {
-  return raw.applyExpectations(text(current ?? null, "current"), text(changes, "changes"), text(iso(now), "now")) as Expectations;
+  return raw.applyExpectations(json(current ?? null, "current"), json(changes, "changes"), json(iso(now), "now")) as Expectations;
 }
 
 /** R-40: nothing outstanding, or expired (older than 5 minutes). */
 export function expectationsSatisfied(current: Expectations, now: Time): boolean {
-  return raw.expectationsSatisfied(text(current ?? null, "current"), text(iso(now), "now"));
+  return raw.expectationsSatisfied(json(current ?? null, "current"), json(iso(now), "now"));
 }
 
 /** Does the label selector match the labels? (nil = nothing, `{}` = everything; invalid throws) */
 export function selectorMatches(selector: LabelSelector | null, labels: Record<string, string> | null | undefined): boolean {
-  return raw.selectorMatches(text(selector ?? null, "selector"), text(labels ?? null, "labels"));
+  return raw.selectorMatches(json(selector ?? null, "selector"), json(labels ?? null, "labels"));
 }
 
 /** upstream's calculateStatus over the given active pods (R-80..R-82). */
 export function calculateStatus(input: StatusInput, config?: Config): WrittenStatus {
-  return raw.calculateStatus(text(input, ""), optText(config, "config")) as WrittenStatus;
+  return raw.calculateStatus(json(input, ""), optJson(config, "config")) as WrittenStatus;
 }
 
 /** How a slow start of `count` calls goes when the calls at `failedCalls` (0-based) fail. */
 export function slowStart(count: number, initialBatchSize: number, failedCalls: number[]): SlowStartResult {
-  return raw.slowStart(count, initialBatchSize, text(failedCalls, "failedCalls")) as SlowStartResult;
+  return raw.slowStart(count, initialBatchSize, json(failedCalls, "failedCalls")) as SlowStartResult;
 }
 
 /** upstream's comparator on two pods with their co-location ranks (cross-checking only). */
 export function upstreamLess(a: Pod, rankA: number, b: Pod, rankB: number, options: RankOptions): boolean {
   return raw.upstreamLess(
-    text(a, "a"),
+    json(a, "a"),
     rankA,
-    text(b, "b"),
+    json(b, "b"),
     rankB,
-    text({ now: iso(options.now), featureGates: options.featureGates }, "options"),
+    json({ now: iso(options.now), featureGates: options.featureGates }, "options"),
   );
 }
 
@@ -215,12 +220,12 @@ export class Store {
   readonly #tickets = new WeakMap<object, { key: string; ticket: number }>();
 
   constructor(config?: Config) {
-    this.#raw = new raw.Store(optText(config, "config"));
+    this.#raw = new raw.Store(optJson(config, "config"));
   }
 
   /** Adds or replaces (by namespace/name) an owner. */
   upsertOwner(owner: ReplicaSet): void {
-    this.#raw.upsertOwner(text(owner, "owner"));
+    this.#raw.upsertOwner(json(owner, "owner"));
   }
 
   /** Removes an owner; whether it was there. */
@@ -230,12 +235,12 @@ export class Store {
 
   /** Adds or replaces (by namespace/name) a pod. */
   upsertPod(pod: Pod): void {
-    this.#raw.upsertPod(text(pod, "pod"));
+    this.#raw.upsertPod(json(pod, "pod"));
   }
 
   /** `upsertPod` from JSON text. */
   upsertPodJson(podJson: string): void {
-    this.#raw.upsertPod(podJson);
+    this.#raw.upsertPod(utf8(podJson));
   }
 
   /** Removes a pod; whether it was there. */
@@ -249,18 +254,18 @@ export class Store {
    * the pod (an event's `old` is not needed); then the event is applied to the store.
    */
   onPodEvent(event: StoreEvent<Pod>): EventDecision {
-    return this.#raw.onPodEvent(text(event, "event")) as EventDecision;
+    return this.#raw.onPodEvent(json(event, "event")) as EventDecision;
   }
 
   /** An owner watch event, as `onPodEvent`. */
   onOwnerEvent(event: StoreEvent<ReplicaSet>): EventDecision {
-    return this.#raw.onOwnerEvent(text(event, "event")) as EventDecision;
+    return this.#raw.onOwnerEvent(json(event, "event")) as EventDecision;
   }
 
   /** What a sync of the stored owner `namespace/name` will do (throws `NOT_FOUND` if absent). */
   planFor(namespace: string, name: string, options: StorePlanOptions): SyncPlan {
     const opts = { ...options, now: iso(options.now) };
-    const r = this.#raw.planFor(namespace, name, text(opts, "options")) as { ticket: number; plan: SyncPlan };
+    const r = this.#raw.planFor(namespace, name, json(opts, "options")) as { ticket: number; plan: SyncPlan };
     this.#tickets.set(r.plan, { key: r.plan.key, ticket: r.ticket });
     return r.plan;
   }
@@ -274,20 +279,20 @@ export class Store {
   /** R-32 for a plan of this store: `null` when the adoptions may go ahead, else why not. */
   adoptionAllowed(p: SyncPlan, liveOwner: LiveOwner): string | null {
     const { key, ticket } = this.#ticket(p);
-    return this.#raw.adoptionAllowed(key, ticket, text(liveOwner, "liveOwner")) ?? null;
+    return this.#raw.adoptionAllowed(key, ticket, json(liveOwner, "liveOwner")) ?? null;
   }
 
   /** The manage step once the claims are done (equal to `plan.manage` if all went as planned). */
   manageAfterClaims(p: SyncPlan, claims: ClaimOutcome): Manage {
     if (p.claims.length === 0) return p.manage;
     const { key, ticket } = this.#ticket(p);
-    return this.#raw.manageAfterClaims(key, ticket, text(claims, "claims")) as Manage;
+    return this.#raw.manageAfterClaims(key, ticket, json(claims, "claims")) as Manage;
   }
 
   /** What the calls made for a plan of this store mean; the plan is then done. */
   complete(p: SyncPlan, outcome: SyncOutcome): Completion {
     const { key, ticket } = this.#ticket(p);
-    const done = this.#raw.complete(key, ticket, text(outcome, "outcome")) as Completion;
+    const done = this.#raw.complete(key, ticket, json(outcome, "outcome")) as Completion;
     this.#tickets.delete(p);
     return done;
   }

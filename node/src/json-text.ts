@@ -1,16 +1,25 @@
-// Object arguments cross into wasm as JSON text: `JSON.stringify` writes `Date` fields
-// (as @kubernetes/client-node returns them) as RFC 3339 strings, and refuses cycles and
-// absurd nesting with an exception instead of exhausting the wasm stack. Shared by both
+// Object arguments cross into wasm as JSON: `JSON.stringify` writes `Date` fields (as
+// @kubernetes/client-node returns them) as RFC 3339 strings, and refuses cycles and
+// absurd nesting with an exception instead of exhausting the wasm stack. The text then
+// crosses as its UTF-8 bytes: a `Uint8Array` is copied into wasm memory in one go, where
+// a string would go through wasm-bindgen's character-by-character loop. Shared by both
 // entry points (the engine's API and the simulator's).
 
 import type { ReplicoreError } from "./types.js";
 
-/** `value` as JSON text; a value without one is a `MALFORMED` error at `path`. */
-export function text(value: unknown, path: string): string {
+const encoder = new TextEncoder();
+
+/** The UTF-8 bytes of JSON text the host already holds. */
+export function utf8(jsonText: string): Uint8Array {
+  return encoder.encode(jsonText);
+}
+
+/** `value` as JSON (UTF-8 bytes); a value without one is a `MALFORMED` error at `path`. */
+export function json(value: unknown, path: string): Uint8Array {
+  let t: string | undefined;
   try {
-    const t = JSON.stringify(value);
+    t = JSON.stringify(value);
     if (t === undefined) throw new TypeError("no JSON representation");
-    return t;
   } catch (e) {
     const at = path || ".";
     const err = new Error(`${at}: cannot be converted to JSON: ${(e as Error).message}`) as ReplicoreError;
@@ -18,9 +27,10 @@ export function text(value: unknown, path: string): string {
     err.path = at;
     throw err;
   }
+  return encoder.encode(t);
 }
 
-/** `undefined` for `undefined`/`null`, else `text(value, path)`. */
-export function optText(value: unknown, path: string): string | undefined {
-  return value === undefined || value === null ? undefined : text(value, path);
+/** `undefined` for `undefined`/`null`, else `json(value, path)`. */
+export function optJson(value: unknown, path: string): Uint8Array | undefined {
+  return value === undefined || value === null ? undefined : json(value, path);
 }

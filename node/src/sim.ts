@@ -3,7 +3,7 @@
 // and casts results to their declared types (sim-types.ts).
 
 import * as raw from "./wasm-sim/replicore_sim.js";
-import { text } from "./json-text.js";
+import { json, utf8 } from "./json-text.js";
 import type { Config, FeatureGates, ReplicoreError } from "./types.js";
 import type {
   Delays,
@@ -19,8 +19,8 @@ import type {
 
 export type * from "./sim-types.js";
 
-function gatesText(featureGates: Partial<FeatureGates> | undefined): string | undefined {
-  return featureGates === undefined ? undefined : text(featureGates, "featureGates");
+function gatesJson(featureGates: Partial<FeatureGates> | undefined): Uint8Array | undefined {
+  return featureGates === undefined ? undefined : json(featureGates, "featureGates");
 }
 
 /**
@@ -38,7 +38,7 @@ export class Simulator {
    * `scenario` may be the object or its JSON text (e.g. from a URL).
    */
   constructor(scenario: Scenario | string) {
-    this.#sim = new raw.Simulator(typeof scenario === "string" ? scenario : text(scenario, "scenario"));
+    this.#sim = new raw.Simulator(typeof scenario === "string" ? utf8(scenario) : json(scenario, "scenario"));
   }
 
   /** Processes the next event in virtual time; false when nothing is scheduled. */
@@ -53,7 +53,7 @@ export class Simulator {
 
   /** Applies an edit now (recorded in `scenario().edits` for replay). */
   apply(edit: Edit): void {
-    this.#sim.apply(text(edit, "edit"));
+    this.#sim.apply(json(edit, "edit"));
   }
 
   setReplicas(replicas: number, owner?: string): void {
@@ -122,12 +122,12 @@ export class Simulator {
    * laid over them (e.g. `{ LogarithmicScaleDown: false }` for the pre-1.31 order).
    */
   ranking(featureGates?: Partial<FeatureGates>, owner?: string): SimRanking {
-    return this.#sim.ranking(gatesText(featureGates), owner ?? null) as SimRanking;
+    return this.#sim.ranking(gatesJson(featureGates), owner ?? null) as SimRanking;
   }
 
   /** Which pods a scale of an owner (default: the primary owner) to `replicas` would delete now. */
   preview(replicas: number, featureGates?: Partial<FeatureGates>, owner?: string): ScalePreview {
-    return this.#sim.preview(replicas, gatesText(featureGates), owner ?? null) as ScalePreview;
+    return this.#sim.preview(replicas, gatesJson(featureGates), owner ?? null) as ScalePreview;
   }
 
   /** The scenario with every edit applied so far: JSON-serialisable, replays to this run. */

@@ -1,13 +1,15 @@
-//! Values across the boundary. Object inputs arrive as JSON text (the JS wrapper turns
-//! objects into text with `JSON.stringify`, which also turns `Date`s into RFC 3339 and
-//! refuses cycles), so no input can be deep or cyclic enough to exhaust the wasm stack:
-//! serde_json stops at 128 levels. Results go out as plain objects through
-//! serde-wasm-bindgen (`json_compatible`). Every error is a JS `Error` with `code` and
-//! `path`.
+//! Values across the boundary. Object inputs arrive as JSON: the JS wrapper turns objects
+//! into text with `JSON.stringify` (which also turns `Date`s into RFC 3339 and refuses
+//! cycles) and passes its UTF-8 bytes as a `Uint8Array`, which crosses as one copy (a JS
+//! string crosses through wasm-bindgen's character-by-character loop, several times
+//! slower on a 4 KB pod). A string is accepted too. No input can be deep or cyclic enough
+//! to exhaust the wasm stack: serde_json stops at 128 levels. Results go out as plain
+//! objects through serde-wasm-bindgen (`json_compatible`). Every error is a JS `Error`
+//! with `code` and `path`.
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 
 pub type JsResult = Result<JsValue, JsValue>;
 
@@ -25,27 +27,31 @@ pub fn message_error(code: &str, path: &str, message: &str) -> JsValue {
     err.into()
 }
 
-fn text_of(value: &JsValue, root: &str) -> Result<String, JsValue> {
-    value.as_string().ok_or_else(|| {
+/// The JSON bytes of `value`: a `Uint8Array` (UTF-8), or a string.
+pub fn json_bytes(value: &JsValue, root: &str) -> Result<Vec<u8>, JsValue> {
+    if let Some(bytes) = value.dyn_ref::<js_sys::Uint8Array>() {
+        return Ok(bytes.to_vec());
+    }
+    value.as_string().map(String::into_bytes).ok_or_else(|| {
         let at = if root.is_empty() { "." } else { root };
         message_error(
             "MALFORMED",
             at,
-            &format!("{at}: expected JSON text (the JS wrapper passes objects as JSON)"),
+            &format!("{at}: expected JSON text or its UTF-8 bytes (the JS wrapper passes objects as JSON)"),
         )
     })
 }
 
 /// Parses a JSON object (text) into `T`; errors name `root` and the path inside it.
 pub fn object<T: DeserializeOwned>(value: &JsValue, root: &str) -> Result<T, JsValue> {
-    let text = text_of(value, root)?;
-    replicore::input::from_json(text.as_bytes()).map_err(|e| error(&e.under(root)))
+    let bytes = json_bytes(value, root)?;
+    replicore::input::from_json(&bytes).map_err(|e| error(&e.under(root)))
 }
 
 /// Parses any JSON document (text) into `T`; errors name `root` and the path inside it.
 pub fn any<T: DeserializeOwned>(value: &JsValue, root: &str) -> Result<T, JsValue> {
-    let text = text_of(value, root)?;
-    replicore::input::from_json_any(text.as_bytes()).map_err(|e| error(&e.under(root)))
+    let bytes = json_bytes(value, root)?;
+    replicore::input::from_json_any(&bytes).map_err(|e| error(&e.under(root)))
 }
 
 /// Parses a JSON array of objects (text).

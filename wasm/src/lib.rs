@@ -259,14 +259,8 @@ pub fn rank_pods(pods: JsValue, options: JsValue) -> JsResult {
 #[wasm_bindgen]
 pub fn explain(list: JsValue, options: JsValue) -> JsResult {
     let options: ExplainOptions = object(&options, "options")?;
-    let Some(text) = list.as_string() else {
-        return Err(convert::message_error(
-            "MALFORMED",
-            ".",
-            ".: expected JSON text",
-        ));
-    };
-    let explanation = explain_json(text.as_bytes(), &options).map_err(|e| error(&e))?;
+    let bytes = convert::json_bytes(&list, "")?;
+    let explanation = explain_json(&bytes, &options).map_err(|e| error(&e))?;
     to_js(&explanation)
 }
 

@@ -1456,6 +1456,40 @@ fn error_garbage_in_place_of_the_input() {
     );
 }
 
+/// JSON may cross as its UTF-8 bytes (what the JS wrapper sends): the same answers as
+/// from the text, for a plan, the store and explain; bytes that are not UTF-8 JSON are a
+/// named error, and a typed array of another kind is refused like any non-text.
+#[wasm_bindgen_test]
+fn json_crosses_as_utf8_bytes() {
+    let bytes = |v: &Value| JsValue::from(js_sys::Uint8Array::from(v.to_string().as_bytes()));
+    let input = scale_down_input();
+    assert_eq!(
+        ok(rc::plan(bytes(&input), no_config())),
+        ok(rc::plan(t(&input), no_config()))
+    );
+    let mut store = rc::store::JsStore::new(JsValue::UNDEFINED).expect("store");
+    store.upsert_owner(bytes(&owner(1))).expect("owner");
+    store.upsert_pod(bytes(&pod_a())).expect("pod");
+    assert_eq!(to_json(&store.size().expect("size"))["pods"], json!(1));
+    // An annotation with non-ASCII characters survives the bytes path.
+    let mut accented = pod_b();
+    accented["metadata"]["annotations"] = json!({"note": "café ✓"});
+    store.upsert_pod(bytes(&accented)).expect("pod with UTF-8");
+    assert_eq!(to_json(&store.size().expect("size"))["pods"], json!(2));
+
+    let not_utf8 = JsValue::from(js_sys::Uint8Array::from(&b"{\"now\": \"\xff\"}"[..]));
+    let e = thrown(rc::plan(not_utf8, no_config()));
+    assert!(["MALFORMED", "SYNTAX"].contains(&e.code.as_str()), "{e:?}");
+    let words = JsValue::from(js_sys::Uint16Array::new_with_length(4));
+    let e = assert_error(rc::plan(words, no_config()), "MALFORMED", ".");
+    assert!(e.message.contains("expected JSON text"), "{e:?}");
+    // The instance still answers.
+    assert_eq!(
+        ok(rc::plan(bytes(&input), no_config())),
+        ok(rc::plan(t(&input), no_config()))
+    );
+}
+
 /// The module does not trap: after every error the same instance still answers, many
 /// times over, with exactly the answers it gave before.
 #[wasm_bindgen_test]
