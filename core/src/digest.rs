@@ -137,6 +137,19 @@ impl PodStrings {
     }
 }
 
+/// Whether two byte strings are equal, compared eight bytes at a time: these comparisons
+/// (namespace, controller reference, labels) run for every pod of a sync, and wasm's
+/// `memcmp` goes byte by byte.
+pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let word = |c: &[u8]| c.try_into().map_or(0, u64::from_ne_bytes);
+    let (x, y) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tails = x.remainder().iter().zip(y.remainder());
+    x.zip(y).all(|(p, q)| word(p) == word(q)) && tails.into_iter().all(|(p, q)| p == q)
+}
+
 #[derive(Clone)]
 struct Reader<'a>(&'a [u8]);
 
@@ -455,5 +468,30 @@ impl<'de> Deserialize<'de> for Pods {
             }
         }
         deserializer.deserialize_option(PodsVisitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_bytes;
+
+    /// `same_bytes` is `==` on byte slices: every length up to three words, a difference
+    /// at every position (in a word or in the tail), and different lengths.
+    #[test]
+    fn same_bytes_is_slice_equality() {
+        for len in 0..=24usize {
+            let a: Vec<u8> = (0..len).map(|i| (i * 7 + 3) as u8).collect();
+            assert!(same_bytes(&a, &a.clone()), "equal, {len} bytes");
+            for at in 0..len {
+                let mut b = a.clone();
+                if let Some(x) = b.get_mut(at) {
+                    *x ^= 0x20;
+                }
+                assert!(!same_bytes(&a, &b), "differ at {at} of {len}");
+            }
+            let mut longer = a.clone();
+            longer.push(0);
+            assert!(!same_bytes(&a, &longer), "lengths {len} and {}", len + 1);
+        }
     }
 }

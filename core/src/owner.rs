@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use crate::fxhash::FxHashMap;
 
 use crate::config::OwnerKind;
-use crate::digest::{Digested, PodDigest};
+use crate::digest::{same_bytes, Digested, PodDigest};
 use crate::model::{Pod, ReplicaSet};
 use crate::pods;
 use crate::selector::Selector;
@@ -141,7 +141,7 @@ fn related<'a, R: Borrow<ReplicaSet>>(
         selectors.iter().any(|(ns, s, is_owner)| match own {
             Some(known) if *is_owner => *known,
             _ => {
-                p.digest.strings.namespace() == ns.as_bytes()
+                same_bytes(p.digest.strings.namespace(), ns.as_bytes())
                     && s.matches_digest(p.digest.strings.labels())
             }
         })

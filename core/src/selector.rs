@@ -93,12 +93,16 @@ impl Selector {
 
     /// [`Selector::matches`] on the labels a pod's digest holds.
     pub(crate) fn matches_digest(&self, labels: crate::digest::Labels<'_>) -> bool {
+        use crate::digest::same_bytes;
         match self {
             Selector::Nothing => false,
             Selector::All(reqs) => reqs.iter().all(|r| {
                 let key = r.key.as_bytes();
-                let value = labels.clone().find(|(k, _)| *k == key).map(|(_, v)| v);
-                r.holds(value.map(|v| r.values.iter().any(|x| x.as_bytes() == v)))
+                let value = labels
+                    .clone()
+                    .find(|(k, _)| same_bytes(k, key))
+                    .map(|(_, v)| v);
+                r.holds(value.map(|v| r.values.iter().any(|x| same_bytes(x.as_bytes(), v))))
             }),
         }
     }

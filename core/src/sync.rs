@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::availability;
 use crate::claim::{self, ClaimAction, ClaimKind, Verdict};
 use crate::config::{Config, OwnerKind};
-use crate::digest::{Digested, PodDigest};
+use crate::digest::{same_bytes, Digested, PodDigest};
 use crate::error::{Error, Result};
 use crate::expectations::ExpectationsChange;
 use crate::input::{SyncInput, SyncView};
@@ -284,16 +284,16 @@ fn owner_pods_matched<'a>(
     {
         // The digest's copies of the strings: one buffer per pod.
         let strings = &d.strings;
-        if strings.namespace() != meta.namespace.as_bytes() {
+        if !same_bytes(strings.namespace(), meta.namespace.as_bytes()) {
             continue;
         }
         *m = selector.matches_digest(strings.labels());
         match strings.controller() {
             None => orphans.push((i, *p)),
             Some(r)
-                if r.uid == meta.uid.as_bytes()
-                    && r.name == meta.name.as_bytes()
-                    && r.kind == kind.kind.as_bytes() =>
+                if same_bytes(r.uid, meta.uid.as_bytes())
+                    && same_bytes(r.name, meta.name.as_bytes())
+                    && same_bytes(r.kind, kind.kind.as_bytes()) =>
             {
                 owned.push((i, *p))
             }
