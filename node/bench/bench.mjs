@@ -28,8 +28,6 @@ function bench(name, f, opts) {
 }
 
 log(`replicore wasm benchmarks (Node ${process.version}); sizes = owned pods (+300 unmatched)`);
-// 100k is native only (cargo bench): in wasm, filling one store past ~40,000 pods slows
-// down superlinearly (under investigation; the native store is linear).
 for (const n of [1_000, 10_000]) {
   const needs = (prefix) => wanted(`${prefix}/${label(n)}`);
   if (!["rankPods", "plan(objects)", "planJson(text)", "store.planFor", "store.upsertPod", "store.upsertPodJson"].some(needs)) continue;
@@ -65,6 +63,28 @@ for (const n of [1_000, 10_000]) {
       log(line(perPod, one));
     }
   }
+  store.free();
+}
+
+// Filling one store with 50k pods (JSON text), per pod for each 10k: flat when wasm
+// memory grows geometrically (wasm/src/heap.rs); with dlmalloc's growth alone the last
+// 10k took about a millisecond per pod, each memory growth starting a full GC of the JS
+// heap.
+if (wanted("store.fill")) {
+  const n = 50_000;
+  let texts = podsOfSize(base, n).map((p) => JSON.stringify(p));
+  const store = new Store();
+  store.upsertOwner(owner(base.rs, n / 2));
+  const chunk = 10_000;
+  for (let from = 0; from < texts.length; from += chunk) {
+    const part = texts.slice(from, from + chunk);
+    const r = measure(() => { for (const t of part) store.upsertPodJson(t); }, { runs: 1, warmup: 0 });
+    const per = r.median / part.length;
+    const name = `store.fill/50k (per pod, ${label(from) || 0}→${label(from + part.length)})`;
+    results[name] = per;
+    log(line(name, { ...r, median: per, p10: per, p90: per }));
+  }
+  texts = null;
   store.free();
 }
 

@@ -6,6 +6,8 @@
 //! API users call is the package's TypeScript wrapper (`node/src/api.ts`).
 
 mod convert;
+#[cfg(target_arch = "wasm32")]
+mod heap;
 #[cfg(feature = "sim")]
 pub mod sim;
 pub mod store;
@@ -14,6 +16,10 @@ pub mod store;
 pub use sim::Simulator;
 
 use std::collections::{BTreeMap, BTreeSet};
+
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOCATOR: heap::GrowAhead = heap::GrowAhead;
 
 use convert::{any, count, error, object, objects, optional, to_js, JsResult};
 use replicore::events::{on_owner_event, on_pod_event, OwnerEvent, PodEvent};

@@ -1456,6 +1456,28 @@ fn error_garbage_in_place_of_the_input() {
     );
 }
 
+/// The module's allocator grows wasm memory geometrically (`wasm/src/heap.rs`): 80 MB
+/// allocated in 4 KB blocks grows memory a handful of times, where dlmalloc alone grows
+/// it every few blocks (over a thousand times), and in V8 each growth can start a full
+/// garbage collection of the host's heap.
+#[wasm_bindgen_test]
+fn memory_grows_geometrically() {
+    use core::arch::wasm32::memory_size;
+    let mut growths = 0;
+    let mut last = memory_size(0);
+    let mut kept: Vec<Vec<u8>> = Vec::new();
+    for i in 0..20_000u32 {
+        kept.push(vec![i as u8; 4096]);
+        let now = memory_size(0);
+        if now != last {
+            growths += 1;
+            last = now;
+        }
+    }
+    assert_eq!(kept.len(), 20_000);
+    assert!(growths <= 20, "{growths} memory growths for 80 MB");
+}
+
 /// JSON may cross as its UTF-8 bytes (what the JS wrapper sends): the same answers as
 /// from the text, for a plan, the store and explain; bytes that are not UTF-8 JSON are a
 /// named error, and a typed array of another kind is refused like any non-text.
