@@ -453,7 +453,6 @@ fn order_block(
         .last()
         .is_some_and(|m| m.uid as usize + 1 == members.len());
     // With distinct UIDs, a member's UID rank is its position in `members`.
-    let index_at = |members: &[Member], pos: u32| members.get(pos as usize).map(|m| m.index);
     match (distinct_uids, by_ready_time) {
         (true, false) => {
             // (later key, UID) order, sorting small (key, position) pairs.
@@ -461,18 +460,14 @@ fn order_block(
             by_later.clear();
             by_later.extend(members.iter().map(|m| (m.later, m.uid)));
             by_later.sort_unstable();
-            for (slot, &(_, pos)) in block.iter_mut().zip(by_later.iter()) {
-                *slot = index_at(members, pos).unwrap_or(*slot);
-            }
+            write_positions(block, members, by_later.iter().map(|&(_, pos)| pos));
         }
         (true, true) => {
             by_time.clear();
             by_time.extend(members.iter().map(|m| m.ready).zip(0u32..));
             by_time.sort_unstable();
             if uid_order_agrees(members, by_time) {
-                for (slot, m) in block.iter_mut().zip(members.iter()) {
-                    *slot = m.index;
-                }
+                write_positions(block, members, 0..members.len() as u32);
             } else {
                 score_ready_block(members, by_time, class);
                 // Score, then UID (= position): one packed integer per member.
@@ -485,14 +480,21 @@ fn order_block(
                     (u64::from(score) << 32) | u64::from(m.uid)
                 }));
                 packed.sort_unstable();
-                for (slot, &p) in block.iter_mut().zip(packed.iter()) {
-                    *slot = index_at(members, p as u32).unwrap_or(*slot);
-                }
+                write_positions(block, members, packed.iter().map(|&p| p as u32));
             }
         }
         (false, _) => {
             score_block(members, by_ready_time, log);
             by_score(members, pods, block);
+        }
+    }
+}
+
+/// Writes into `block` the pods of the members at `positions`, in that order.
+fn write_positions(block: &mut [u32], members: &[Member], positions: impl Iterator<Item = u32>) {
+    for (slot, pos) in block.iter_mut().zip(positions) {
+        if let Some(m) = members.get(pos as usize) {
+            *slot = m.index;
         }
     }
 }
@@ -951,6 +953,16 @@ fn digested<'a>(pods: &[&'a Pod], digests: &'a [PodDigest]) -> Vec<Digested<'a>>
         .collect()
 }
 
+/// `f` over `candidates` and `related` digested here (the `&Pod` entry points).
+fn with_digests<T>(
+    candidates: &[&Pod],
+    related: &[&Pod],
+    f: impl FnOnce(&[Digested], &[Digested]) -> T,
+) -> T {
+    let (cd, rd) = (digest_all(candidates), digest_all(related));
+    f(&digested(candidates, &cd), &digested(related, &rd))
+}
+
 /// The deletion order alone: indices into `candidates`, first to go first (R-70..R-74).
 /// The same order as [`rank`], without the explanations.
 pub fn deletion_order(
@@ -959,13 +971,9 @@ pub fn deletion_order(
     now: Time,
     gates: &FeatureGates,
 ) -> Vec<usize> {
-    let (cd, rd) = (digest_all(candidates), digest_all(related));
-    deletion_order_of(
-        &digested(candidates, &cd),
-        &digested(related, &rd),
-        now,
-        gates,
-    )
+    with_digests(candidates, related, |c, r| {
+        deletion_order_of(c, r, now, gates)
+    })
 }
 
 /// [`deletion_order`] over pods whose digests were computed when they entered (a
@@ -1002,14 +1010,9 @@ pub fn pods_to_delete(
     now: Time,
     gates: &FeatureGates,
 ) -> Vec<RankedPod> {
-    let (cd, rd) = (digest_all(candidates), digest_all(related));
-    pods_to_delete_of(
-        &digested(candidates, &cd),
-        &digested(related, &rd),
-        n,
-        now,
-        gates,
-    )
+    with_digests(candidates, related, |c, r| {
+        pods_to_delete_of(c, r, n, now, gates)
+    })
 }
 
 /// [`pods_to_delete`] over digested pods.

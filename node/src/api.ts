@@ -124,12 +124,16 @@ export function rankPods(pods: Pod[], options: RankOptions): RankedPod[] {
 
 /** What the CLI prints, as data: `list` is what `kubectl get rs,pods -o json` prints. */
 export function explain(list: unknown, options: ExplainOptions): Explanation {
-  return raw.explain(json(list, ""), json({ ...options, now: iso(options.now) }, "options")) as Explanation;
+  return explainBytes(json(list, ""), options);
 }
 
 /** `explain` from JSON text. */
 export function explainJson(listJson: string, options: ExplainOptions): Explanation {
-  return raw.explain(utf8(listJson), json({ ...options, now: iso(options.now) }, "options")) as Explanation;
+  return explainBytes(utf8(listJson), options);
+}
+
+function explainBytes(list: Uint8Array, options: ExplainOptions): Explanation {
+  return raw.explain(list, json({ ...options, now: iso(options.now) }, "options")) as Explanation;
 }
 
 /** Which owner keys a pod event enqueues (now or later) and which observations it makes. */
