@@ -58,6 +58,7 @@ pub mod model;
 pub mod objects;
 pub mod outcome;
 pub mod owner;
+pub mod pod_fields;
 pub mod pods;
 pub mod rank;
 pub mod selector;

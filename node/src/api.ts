@@ -5,6 +5,7 @@
 
 import * as raw from "./wasm/replicore_wasm.js";
 import { json, optJson, utf8 } from "./json-text.js";
+import { compile, listOf, openObject, type FieldTree, type Writer } from "./pod-json.js";
 import type {
   CallResult,
   ClaimOutcome,
@@ -36,9 +37,28 @@ import type {
 } from "./types.js";
 
 export type * from "./types.js";
+export type { FieldTree } from "./pod-json.js";
 
 function iso(t: Time): string {
   return t instanceof Date ? t.toISOString() : t;
+}
+
+// Pods are written with only the fields the engine reads (see pod-json.ts). Compiled on
+// first use: in a browser the module is instantiated after this one is evaluated.
+let writers: { pod: Writer; pods: Writer; input: Writer; event: Writer; rankOptions: Writer } | undefined;
+
+function written(): NonNullable<typeof writers> {
+  if (writers) return writers;
+  const pod = compile(raw.podFields() as FieldTree);
+  const pods = listOf(pod);
+  writers = {
+    pod,
+    pods,
+    input: openObject({ pods, activePods: pods }),
+    event: openObject({ object: pod, old: pod }),
+    rankOptions: openObject({ related: pods }),
+  };
+  return writers;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -46,6 +66,15 @@ function iso(t: Time): string {
 
 /** The JSON (UTF-8 bytes) a plan was made from, for the calls that judge its outcome. */
 const plans = new WeakMap<object, { input: Uint8Array; config: Uint8Array | undefined }>();
+
+/**
+ * The fields of a pod the engine reads, as a tree: `true` for a value read whole, an
+ * object of fields, or a one-item array of the shape of a list's items. The package
+ * writes only these when it sends pods; a host may strip its pods to them too.
+ */
+export function podFields(): FieldTree {
+  return raw.podFields() as FieldTree;
+}
 
 /** The package (and engine) version. */
 export function version(): string {
@@ -57,7 +86,7 @@ export function version(): string {
  * slow-start batches, or ranked deletions), and the expectations to record first.
  */
 export function plan(input: SyncInput, config?: Config): SyncPlan {
-  return planBytes(json(input, ""), config);
+  return planBytes(json(input, "", written().input), config);
 }
 
 /** `plan` from JSON text (a host holding text need not parse it). */
@@ -106,7 +135,7 @@ export function complete(p: SyncPlan, outcome: SyncOutcome): Completion {
 
 /** `complete` for a plan of `input` made elsewhere (plans are deterministic). */
 export function completeInput(input: SyncInput, outcome: SyncOutcome, config?: Config): Completion {
-  return raw.complete(json(input, ""), json(outcome, "outcome"), optJson(config, "config")) as Completion;
+  return raw.complete(json(input, "", written().input), json(outcome, "outcome"), optJson(config, "config")) as Completion;
 }
 
 /**
@@ -119,7 +148,8 @@ export function nextBatch(create: CreatePlan, resultsSoFar: CallResult[]): numbe
 
 /** The scale-down order, first to go first, each pod with the rule that placed it. */
 export function rankPods(pods: Pod[], options: RankOptions): RankedPod[] {
-  return raw.rankPods(json(pods, "pods"), json({ ...options, now: iso(options.now) }, "options")) as RankedPod[];
+  const w = written();
+  return raw.rankPods(json(pods, "pods", w.pods), json({ ...options, now: iso(options.now) }, "options", w.rankOptions)) as RankedPod[];
 }
 
 /** What the CLI prints, as data: `list` is what `kubectl get rs,pods -o json` prints. */
@@ -138,7 +168,7 @@ function explainBytes(list: Uint8Array, options: ExplainOptions): Explanation {
 
 /** Which owner keys a pod event enqueues (now or later) and which observations it makes. */
 export function onPodEvent(event: WatchEvent<Pod>, owners: ReplicaSet[], config?: Config): EventDecision {
-  return raw.onPodEvent(json(event, "event"), json(owners, "owners"), optJson(config, "config")) as EventDecision;
+  return raw.onPodEvent(json(event, "event", written().event), json(owners, "owners"), optJson(config, "config")) as EventDecision;
 }
 
 /** The owner-event rules (an added, updated or deleted owner). */
@@ -163,7 +193,7 @@ export function selectorMatches(selector: LabelSelector | null, labels: Record<s
 
 /** upstream's calculateStatus over the given active pods (R-80..R-82). */
 export function calculateStatus(input: StatusInput, config?: Config): WrittenStatus {
-  return raw.calculateStatus(json(input, ""), optJson(config, "config")) as WrittenStatus;
+  return raw.calculateStatus(json(input, "", written().input), optJson(config, "config")) as WrittenStatus;
 }
 
 /** How a slow start of `count` calls goes when the calls at `failedCalls` (0-based) fail. */
@@ -174,9 +204,9 @@ export function slowStart(count: number, initialBatchSize: number, failedCalls: 
 /** upstream's comparator on two pods with their co-location ranks (cross-checking only). */
 export function upstreamLess(a: Pod, rankA: number, b: Pod, rankB: number, options: RankOptions): boolean {
   return raw.upstreamLess(
-    json(a, "a"),
+    json(a, "a", written().pod),
     rankA,
-    json(b, "b"),
+    json(b, "b", written().pod),
     rankB,
     json({ now: iso(options.now), featureGates: options.featureGates }, "options"),
   );
@@ -239,7 +269,7 @@ export class Store {
 
   /** Adds or replaces (by namespace/name) a pod. */
   upsertPod(pod: Pod): void {
-    this.#raw.upsertPod(json(pod, "pod"));
+    this.#raw.upsertPod(json(pod, "pod", written().pod));
   }
 
   /** `upsertPod` from JSON text. */
@@ -258,7 +288,7 @@ export class Store {
    * the pod (an event's `old` is not needed); then the event is applied to the store.
    */
   onPodEvent(event: StoreEvent<Pod>): EventDecision {
-    return this.#raw.onPodEvent(json(event, "event")) as EventDecision;
+    return this.#raw.onPodEvent(json(event, "event", written().event)) as EventDecision;
   }
 
   /** An owner watch event, as `onPodEvent`. */

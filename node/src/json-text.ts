@@ -14,11 +14,18 @@ export function utf8(jsonText: string): Uint8Array {
   return encoder.encode(jsonText);
 }
 
-/** `value` as JSON (UTF-8 bytes); a value without one is a `MALFORMED` error at `path`. */
-export function json(value: unknown, path: string): Uint8Array {
+/**
+ * `value` as JSON (UTF-8 bytes), written by `write` (default `JSON.stringify`); a value
+ * without one is a `MALFORMED` error at `path`.
+ */
+export function json(
+  value: unknown,
+  path: string,
+  write: (value: unknown) => string | undefined = JSON.stringify,
+): Uint8Array {
   let t: string | undefined;
   try {
-    t = JSON.stringify(value);
+    t = write(value);
     if (t === undefined) throw new TypeError("no JSON representation");
   } catch (e) {
     const at = path || ".";

@@ -114,10 +114,11 @@ test("bad objects are refused with code and path, and the store keeps working", 
   }
   assert.deepStrictEqual(store.size(), size);
   assert.throws(() => store.complete({ key: "x" }, {}), (e) => e.code === "UNKNOWN_PLAN");
-  // A cyclic object is refused in JS before it crosses.
-  const cyclic = { metadata: { name: "c" } };
-  cyclic.self = cyclic;
-  assert.throws(() => store.upsertPod(cyclic), (e) => e.code === "MALFORMED");
+  // A cycle through a field the engine reads is refused in JS before it crosses.
+  const cyclic = { metadata: { name: "c", namespace: "shop", labels: {} } };
+  cyclic.metadata.labels.self = cyclic;
+  assert.throws(() => store.upsertPod(cyclic), (e) => e.code === "MALFORMED" && e.path === "pod");
+  assert.deepStrictEqual(store.size(), size);
   const p = store.planFor("shop", "web-7d9f8b6c5d", { now: NOW });
   assert.equal(p.key, "shop/web-7d9f8b6c5d");
   // A newer planFor of the same owner replaces the older pending plan.

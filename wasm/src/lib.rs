@@ -351,3 +351,11 @@ pub fn expectations_satisfied(current: JsValue, now: JsValue) -> Result<bool, Js
     let now: Time = any(&now, "now")?;
     Ok(e.satisfied(now))
 }
+
+/// `podFields()`: the fields of a pod the engine reads (`replicore::pod_fields`), as a
+/// tree: `true` for a value read whole, an object of fields, or a one-item array of the
+/// item shape. The package writes only these when it turns pods into JSON.
+#[wasm_bindgen(js_name = podFields)]
+pub fn pod_fields() -> JsResult {
+    to_js(&replicore::pod_fields::POD_FIELDS)
+}

@@ -9,9 +9,11 @@ import {
   isReplicoreError,
   onPodEvent,
   plan,
+  podFields,
   rankPods,
   type Completion,
   type EventDecision,
+  type FieldTree,
   type Explanation,
   type Manage,
   type RankedPod,
@@ -215,3 +217,10 @@ for (const e of entries) {
 const samples: Sample[] = sim.history();
 const preview: ScalePreview = sim.preview(1, { LogarithmicScaleDown: false });
 console.log(samples.at(-1)?.available, preview.victims.map((v) => v.rule), JSON.stringify(sim.scenario()));
+
+// The field tree narrows like any JSON-shaped union.
+const fields: FieldTree = podFields();
+if (fields !== true && !Array.isArray(fields)) {
+  const meta: FieldTree | undefined = fields["metadata"];
+  void meta;
+}
