@@ -3,7 +3,7 @@
 //! maps live for one call, so collision resistance against an attacker is not needed;
 //! SipHash costs more than the rest of the work on these paths.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// The Fx hash (as in rustc): multiply-rotate over 8-byte words.
@@ -66,6 +66,7 @@ impl Hasher for FxHasher {
 
 pub type FxBuild = BuildHasherDefault<FxHasher>;
 pub type FxHashMap<K, V> = HashMap<K, V, FxBuild>;
+pub type FxHashSet<K> = HashSet<K, FxBuild>;
 
 #[cfg(test)]
 mod tests {

@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::digest::PodDigest;
+use crate::digest::{PodDigest, SharedStrings};
 use crate::error::{Error, Result};
 use crate::events::{self, EventDecision, OwnerEvent, PodEvent};
 use crate::expectations::Expectations;
@@ -39,6 +39,8 @@ struct Namespace {
     pods: Arc<PodTable>,
     /// Pod name → position in `pods`.
     by_name: FxHashMap<String, usize>,
+    /// The digests' string buffers, one per distinct value.
+    shared: SharedStrings,
 }
 
 /// A namespace's pods and, per pod, its digest (computed when it was upserted).
@@ -147,12 +149,14 @@ impl Store {
             .namespaces
             .entry(pod.metadata.namespace.clone())
             .or_default();
-        let digest = PodDigest::of(&pod);
+        let mut digest = PodDigest::of(&pod);
+        ns.shared.share(&mut digest);
         let pod = Arc::new(pod);
         if let Some(&i) = ns.by_name.get(pod.name()) {
             let table = Arc::make_mut(&mut ns.pods);
             if let (Some(slot), Some(d)) = (table.pods.get_mut(i), table.digests.get_mut(i)) {
                 *d = digest;
+                ns.shared.sweep(table.digests.len());
                 return Ok(Some(std::mem::replace(slot, pod)));
             }
         }
@@ -173,6 +177,7 @@ impl Store {
         let table = Arc::make_mut(&mut ns.pods);
         let removed = table.pods.swap_remove(at);
         table.digests.swap_remove(at);
+        ns.shared.sweep(table.digests.len());
         if let Some(moved) = table.pods.get(at) {
             ns.by_name.insert(moved.name().to_owned(), at);
         }
@@ -328,5 +333,60 @@ impl Snapshot {
     /// [`crate::plan`] over the snapshot (its pods were validated by the store).
     pub fn plan<'a>(&'a self, config: &'a Config) -> Result<SyncPlan<'a>> {
         sync::plan_view(self.view(), config)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pod(name: &str, labels: serde_json::Value) -> Pod {
+        crate::input::from_value(serde_json::json!({
+            "metadata": {"name": name, "namespace": "ns", "uid": format!("u-{name}"),
+                         "labels": labels,
+                         "ownerReferences": [{"kind": "ReplicaSet", "name": "web",
+                                              "uid": "rs", "controller": true}]}
+        }))
+        .unwrap_or_default()
+    }
+
+    fn shared(store: &Store) -> (usize, usize) {
+        let ns = store.namespaces.get("ns");
+        let set = ns.map_or(0, |ns| ns.shared.len());
+        let distinct = ns.map_or(0, |ns| {
+            let d = &ns.pods.digests;
+            d.iter()
+                .enumerate()
+                .filter(|(i, x)| !d[..*i].iter().any(|y| y.strings.same_buffer(&x.strings)))
+                .count()
+        });
+        (set, distinct)
+    }
+
+    #[test]
+    fn pods_with_equal_strings_share_one_buffer_and_unheld_buffers_are_dropped() {
+        let mut store = Store::default();
+        let template = serde_json::json!({"app": "web", "v": "1"});
+        for i in 0..100 {
+            assert!(store
+                .upsert_pod(pod(&format!("p{i}"), template.clone()))
+                .is_ok());
+        }
+        assert_eq!(shared(&store), (1, 1));
+        // Every pod relabelled uniquely, three times over: the set stays bounded by the
+        // pods that hold its buffers.
+        for round in 0..3 {
+            for i in 0..100 {
+                let labels = serde_json::json!({"app": "web", "pod": format!("{round}-{i}")});
+                assert!(store.upsert_pod(pod(&format!("p{i}"), labels)).is_ok());
+            }
+            let (set, distinct) = shared(&store);
+            assert_eq!(distinct, 100);
+            assert!(set <= 2 * 100 + 64, "{set} buffers held for 100 pods");
+        }
+        for i in 0..100 {
+            assert!(store.delete_pod("ns", &format!("p{i}")).is_some());
+        }
+        assert!(shared(&store).0 <= 64);
     }
 }

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::availability;
 use crate::claim::{self, ClaimAction, ClaimKind, Verdict};
 use crate::config::{Config, OwnerKind};
-use crate::digest::{same_bytes, Digested, PodDigest};
+use crate::digest::{same_bytes, Digested, PodDigest, PodStrings};
 use crate::error::{Error, Result};
 use crate::expectations::ExpectationsChange;
 use crate::input::{SyncInput, SyncView};
@@ -271,38 +271,88 @@ fn owner_pods_matched<'a>(
     selector: &Selector,
     input: &SyncView<'a>,
 ) -> (Vec<(usize, &'a Pod)>, usize, Vec<bool>) {
-    let meta = &owner.metadata;
     let all = &input.pods;
     let mut matched = vec![false; all.len()];
     let mut owned = Vec::new();
     let mut orphans = Vec::new();
+    // The verdict on the last buffer of strings read, and on the last label set matched:
+    // the pods of one template share both (see `SharedStrings`), so most pods are judged
+    // without reading their strings.
+    let mut last: Option<(&PodStrings, Option<Belongs>)> = None;
+    let mut last_labels: Option<(&[u8], bool)> = None;
     for (((i, p), d), m) in all
         .iter()
         .enumerate()
         .zip(input.digests)
         .zip(matched.iter_mut())
     {
-        // The digest's copies of the strings: one buffer per pod.
         let strings = &d.strings;
-        if !same_bytes(strings.namespace(), meta.namespace.as_bytes()) {
-            continue;
-        }
-        *m = selector.matches_digest(strings.labels());
-        match strings.controller() {
-            None => orphans.push((i, *p)),
-            Some(r)
-                if same_bytes(r.uid, meta.uid.as_bytes())
-                    && same_bytes(r.name, meta.name.as_bytes())
-                    && same_bytes(r.kind, kind.kind.as_bytes()) =>
-            {
-                owned.push((i, *p))
+        let verdict = match last {
+            Some((seen, verdict)) if seen.same_buffer(strings) => verdict,
+            _ => {
+                let verdict = belongs(owner, kind, selector, strings, &mut last_labels);
+                last = Some((strings, verdict));
+                verdict
             }
-            Some(_) => {}
+        };
+        let Some(Belongs {
+            matched: selected,
+            controlled,
+        }) = verdict
+        else {
+            continue;
+        };
+        *m = selected;
+        match controlled {
+            None => orphans.push((i, *p)),
+            Some(true) => owned.push((i, *p)),
+            Some(false) => {}
         }
     }
     let count = owned.len();
     owned.append(&mut orphans);
     (owned, count, matched)
+}
+
+/// Where a pod of the owner's namespace stands: does the owner's selector match it, and
+/// does its controller reference name the owner (`None`: it has none)?
+#[derive(Clone, Copy)]
+struct Belongs {
+    matched: bool,
+    controlled: Option<bool>,
+}
+
+/// [`Belongs`] from a pod's strings; `None` outside the owner's namespace. `last_labels`:
+/// the last label set matched and the verdict, reused for equal bytes.
+fn belongs<'s>(
+    owner: &ReplicaSet,
+    kind: &OwnerKind,
+    selector: &Selector,
+    strings: &'s PodStrings,
+    last_labels: &mut Option<(&'s [u8], bool)>,
+) -> Option<Belongs> {
+    let meta = &owner.metadata;
+    if !same_bytes(strings.namespace(), meta.namespace.as_bytes()) {
+        return None;
+    }
+    let labels = strings.labels();
+    let matched = match *last_labels {
+        Some((seen, verdict)) if same_bytes(seen, labels.encoded()) => verdict,
+        _ => {
+            let verdict = selector.matches_digest(labels.clone());
+            *last_labels = Some((labels.encoded(), verdict));
+            verdict
+        }
+    };
+    let controlled = strings.controller().map(|r| {
+        same_bytes(r.uid, meta.uid.as_bytes())
+            && same_bytes(r.name, meta.name.as_bytes())
+            && same_bytes(r.kind, kind.kind.as_bytes())
+    });
+    Some(Belongs {
+        matched,
+        controlled,
+    })
 }
 
 impl<'a> Context<'a> {

@@ -293,6 +293,47 @@ proptest! {
         prop_assert!(ja == jb, "completions differ: {:#?}", json_diff(&ja, &jb));
     }
 
+    /// 3c. A plan from the store (pods upserted one by one; equal pods share one buffer
+    /// of strings, whose verdicts the plan reuses) equals the plan from the same objects
+    /// sent whole. The store plans over the owner's namespace: the input is cut to it.
+    #[test]
+    fn p3c_plan_from_the_store_equals_the_plan_from_the_input((input, config) in scenario()) {
+        let ns = input.owner.metadata.namespace.clone();
+        let others: Vec<ReplicaSet> = input
+            .other_owners
+            .iter()
+            .filter(|o| o.metadata.namespace == ns && o.metadata.name != input.owner.metadata.name)
+            .cloned()
+            .collect();
+        let pods: Vec<Pod> = input.pods.iter().filter(|p| p.namespace() == ns).cloned().collect();
+        let mut store = replicore::Store::new(config.clone()).expect("a valid config");
+        store.upsert_owner(input.owner.clone()).expect("a valid owner");
+        for o in &others {
+            store.upsert_owner(o.clone()).expect("a valid owner");
+        }
+        for p in &pods {
+            store.upsert_pod(p.clone()).expect("a valid pod");
+        }
+        let whole = SyncInput {
+            other_owners: others,
+            pods: pods.clone().into(),
+            ..input.clone()
+        };
+        let context = replicore::SyncContext {
+            now: input.now,
+            expectations: input.expectations.clone(),
+            cache_is_fresh: input.cache_is_fresh,
+        };
+        let snapshot = store
+            .snapshot(&ns, &input.owner.metadata.name, context)
+            .expect("the owner is stored");
+        let stored: Vec<Pod> = snapshot.pods().iter().map(|p| (**p).clone()).collect();
+        let a = plan(&whole, &config).expect("plans");
+        let b = snapshot.plan(&config).expect("plans");
+        let (ja, jb) = (plan_json(&a, &pods), plan_json(&b, &stored));
+        prop_assert!(ja == jb, "plans differ: {:#?}", json_diff(&ja, &jb));
+    }
+
     /// 4a. Arbitrary JSON never makes parsing (or the engine, when it parses) panic.
     #[test]
     fn p4a_arbitrary_json_never_panics(v in arb_json(), raw in raw_token(), seed in any::<u64>()) {
