@@ -1,8 +1,13 @@
 // Repeated runs of one operation: median and spread, never a pass/fail threshold.
 
-/** Runs `f` `warmup` times, then `runs` times (or until `budgetMs` is spent, at least 3). */
-export function measure(f, { runs = 30, warmup = 2, budgetMs = 4000 } = {}) {
-  for (let i = 0; i < warmup; i++) f();
+/**
+ * Runs `f` `warmup` times and for at least `warmupMs` (V8 first runs wasm in its baseline
+ * compiler and tiers hot functions up in the background: early runs measure the JIT),
+ * then `runs` times (or until `budgetMs` is spent, at least 3).
+ */
+export function measure(f, { runs = 30, warmup = 2, warmupMs = 300, budgetMs = 4000 } = {}) {
+  const warm = performance.now();
+  for (let i = 0; i < warmup || (i < 1000 && performance.now() - warm < warmupMs); i++) f();
   const times = [];
   const start = performance.now();
   while (times.length < runs && (times.length < 3 || performance.now() - start < budgetMs)) {
