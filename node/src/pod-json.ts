@@ -77,12 +77,21 @@ function listWriter(item: Writer): Writer {
   return (input) => {
     const value = jsonValue(input);
     if (!Array.isArray(value)) return whole(value);
-    let out = "[";
+    // Items are joined in runs of 16 into flat strings: concatenating thousands of pods
+    // (each written as a rope of ~100 pieces) kept every piece alive until the end,
+    // through many young-generation collections, and made a 10,000-pod list cost 4× as
+    // much per pod as one pod alone.
+    const runs: string[] = [];
+    let run: string[] = [];
     for (let i = 0; i < value.length; i++) {
-      if (i > 0) out += ",";
-      out += item(value[i]) ?? "null";
+      run.push(item(value[i]) ?? "null");
+      if (run.length === 16) {
+        runs.push(run.join(","));
+        run = [];
+      }
     }
-    return out + "]";
+    if (run.length > 0) runs.push(run.join(","));
+    return "[" + runs.join(",") + "]";
   };
 }
 

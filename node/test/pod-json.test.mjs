@@ -51,6 +51,12 @@ test("real pods are written as JSON.stringify of their cut JSON value, about a q
     cutLength += text.length;
   }
   assert.ok(cutLength * 3 < full, `${cutLength} of ${full}`);
+  // Lists of pods (written in runs of 16), at and around the run boundaries.
+  const list = listOf(write);
+  for (const n of [0, 1, 15, 16, 17, 32, 33, 1000]) {
+    const some = pods.slice(0, n);
+    assert.equal(list(some), `[${some.map(reference).join(",")}]`, `${n} pods`);
+  }
 });
 
 test("odd values are written as JSON.stringify writes them", () => {
