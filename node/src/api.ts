@@ -96,7 +96,7 @@ export function planJson(inputJson: string, config?: Config): SyncPlan {
 
 function planBytes(input: Uint8Array, config?: Config): SyncPlan {
   const configJson = optJson(config, "config");
-  const p = raw.plan(input, configJson) as SyncPlan;
+  const p = JSON.parse(raw.plan(input, configJson) as string) as SyncPlan;
   plans.set(p, { input, config: configJson });
   return p;
 }
@@ -149,7 +149,8 @@ export function nextBatch(create: CreatePlan, resultsSoFar: CallResult[]): numbe
 /** The scale-down order, first to go first, each pod with the rule that placed it. */
 export function rankPods(pods: Pod[], options: RankOptions): RankedPod[] {
   const w = written();
-  return raw.rankPods(json(pods, "pods", w.pods), json({ ...options, now: iso(options.now) }, "options", w.rankOptions)) as RankedPod[];
+  const text = raw.rankPods(json(pods, "pods", w.pods), json({ ...options, now: iso(options.now) }, "options", w.rankOptions));
+  return JSON.parse(text as string) as RankedPod[];
 }
 
 /** What the CLI prints, as data: `list` is what `kubectl get rs,pods -o json` prints. */
@@ -299,7 +300,8 @@ export class Store {
   /** What a sync of the stored owner `namespace/name` will do (throws `NOT_FOUND` if absent). */
   planFor(namespace: string, name: string, options: StorePlanOptions): SyncPlan {
     const opts = { ...options, now: iso(options.now) };
-    const r = this.#raw.planFor(namespace, name, json(opts, "options")) as { ticket: number; plan: SyncPlan };
+    // The large results come back as JSON text (see wasm/src/convert.rs, to_json_text).
+    const r = JSON.parse(this.#raw.planFor(namespace, name, json(opts, "options")) as string) as { ticket: number; plan: SyncPlan };
     this.#tickets.set(r.plan, { key: r.plan.key, ticket: r.ticket });
     return r.plan;
   }

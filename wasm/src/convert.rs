@@ -94,6 +94,16 @@ pub fn count(value: f64, path: &str, max: usize) -> Result<usize, JsValue> {
     }
 }
 
+/// A large result as its JSON text, for the wrapper to `JSON.parse`: V8 builds the
+/// objects of a 500-victim plan from text faster than serde-wasm-bindgen sets their
+/// properties one call at a time (A/B in one process: planFor 1k 3.54 → 2.84 ms, 10k
+/// 6.43 → 5.91 ms). The same values as [`to_js`] (maps as objects, numbers as numbers).
+pub fn to_json_text<T: Serialize + ?Sized>(value: &T) -> JsResult {
+    serde_json::to_string(value)
+        .map(|text| JsValue::from_str(&text))
+        .map_err(|e| message_error("INTERNAL", "", &format!("cannot convert the result: {e}")))
+}
+
 /// Converts a result into a plain JS object (maps as objects, 64-bit ints as numbers).
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> JsResult {
     value

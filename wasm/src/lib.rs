@@ -1,7 +1,8 @@
 //! The WebAssembly binding of replicore: conversion and error mapping only.
 //!
 //! Every function takes its object arguments as JSON text (see `convert`) and returns
-//! plain objects. Every failure becomes a JS `Error` with `code` and `path` properties;
+//! plain objects, except the large results (`plan`, `Store.planFor`, `rankPods`), which
+//! come back as JSON text for the wrapper to parse (`convert::to_json_text`). Every failure becomes a JS `Error` with `code` and `path` properties;
 //! no input can trap the module, so an instance stays usable after any error. The typed
 //! API users call is the package's TypeScript wrapper (`node/src/api.ts`).
 
@@ -21,7 +22,7 @@ use std::collections::{BTreeMap, BTreeSet};
 #[global_allocator]
 static ALLOCATOR: heap::GrowAhead = heap::GrowAhead;
 
-use convert::{any, count, error, object, objects, optional, to_js, JsResult};
+use convert::{any, count, error, object, objects, optional, to_js, to_json_text, JsResult};
 use replicore::events::{on_owner_event, on_pod_event, OwnerEvent, PodEvent};
 use replicore::explain::{explain_json, ExplainOptions};
 use replicore::model::LabelSelector;
@@ -60,10 +61,10 @@ pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_owned()
 }
 
-/// `plan(inputJson, configJson?)`: what one sync will do.
+/// `plan(inputJson, configJson?)`: what one sync will do, as JSON text.
 #[wasm_bindgen]
 pub fn plan(input: JsValue, config: JsValue) -> JsResult {
-    with_plan(&input, &config, |p| Ok(to_js(p)))?
+    with_plan(&input, &config, |p| Ok(to_json_text(p)))?
 }
 
 /// `adoptionAllowed(inputJson, liveOwnerJson, configJson?)`: R-32, `null` when the planned
@@ -233,7 +234,7 @@ struct RankedPodOut<'a> {
 }
 
 /// `rankPods(podsJson, optionsJson)`: the scale-down order, first to go first, each pod
-/// with the rule that placed it before the next.
+/// with the rule that placed it before the next (as JSON text).
 #[wasm_bindgen(js_name = rankPods)]
 pub fn rank_pods(pods: JsValue, options: JsValue) -> JsResult {
     let pods = objects::<Pod>(&pods, "pods")?;
@@ -257,7 +258,7 @@ pub fn rank_pods(pods: JsValue, options: JsValue) -> JsResult {
             })
         })
         .collect();
-    to_js(&out)
+    to_json_text(&out)
 }
 
 /// `explain(listJson, optionsJson)`: what the CLI prints, as data. The text is a v1 List

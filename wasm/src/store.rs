@@ -15,7 +15,7 @@ use replicore::{
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
-use crate::convert::{any, error, message_error, object, to_js, JsResult};
+use crate::convert::{any, error, message_error, object, to_js, to_json_text, JsResult};
 use crate::{config_from, EventType};
 
 /// `{type, object}` (an `old` field, if present, is ignored: the store has it).
@@ -137,7 +137,8 @@ impl JsStore {
         to_js(&decision)
     }
 
-    /// `planFor(namespace, name, optionsJson)`: `{ticket, plan}` for the stored owner.
+    /// `planFor(namespace, name, optionsJson)`: `{ticket, plan}` for the stored owner, as
+    /// JSON text.
     #[wasm_bindgen(js_name = planFor)]
     pub fn plan_for(&mut self, namespace: &str, name: &str, options: JsValue) -> JsResult {
         let options: PlanOptions = object(&options, "options")?;
@@ -156,7 +157,7 @@ impl JsStore {
         let ticket = self.next_ticket;
         let out = {
             let plan = snapshot.plan(self.store.config()).map_err(|e| error(&e))?;
-            to_js(&Ticketed {
+            to_json_text(&Ticketed {
                 ticket,
                 plan: &plan,
             })?
