@@ -101,12 +101,17 @@ pub fn count(value: f64, path: &str, max: usize) -> Result<usize, JsValue> {
 pub fn to_json_text<T: Serialize + ?Sized>(value: &T) -> JsResult {
     serde_json::to_string(value)
         .map(|text| JsValue::from_str(&text))
-        .map_err(|e| message_error("INTERNAL", "", &format!("cannot convert the result: {e}")))
+        .map_err(unconvertible)
+}
+
+/// A result that cannot be converted (a bug: every result type is plain data).
+fn unconvertible(e: impl std::fmt::Display) -> JsValue {
+    message_error("INTERNAL", "", &format!("cannot convert the result: {e}"))
 }
 
 /// Converts a result into a plain JS object (maps as objects, 64-bit ints as numbers).
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> JsResult {
     value
         .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| message_error("INTERNAL", "", &format!("cannot convert the result: {e}")))
+        .map_err(unconvertible)
 }
