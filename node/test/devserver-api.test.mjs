@@ -59,6 +59,29 @@ describe("REST", () => {
     assert.ok((await api.get("/api/v1")).resources.some((r) => r.name === "pods/status"));
   });
 
+  test("a generated name that is taken is generated again (RetryGenerateName), up to 8 tries", async () => {
+    const { api } = await start();
+    const random = Math.random;
+    try {
+      // Every suffix the same ("bbbbb") for the first two names, then random again.
+      let calls = 0;
+      Math.random = () => (calls++ < 10 ? 0 : random());
+      const body = { apiVersion: "v1", kind: "Pod", metadata: { generateName: "web-" }, spec: {} };
+      const a = await api.post(podsPath("ns"), body);
+      const b = await api.post(podsPath("ns"), body);
+      assert.equal(a.metadata.name, "web-bbbbb");
+      assert.match(b.metadata.name, /^web-[a-z0-9]{5}$/);
+      assert.notEqual(b.metadata.name, a.metadata.name);
+      // A suffix that stays taken for all 8 tries: 409 AlreadyExists, as kube-apiserver.
+      Math.random = () => 0;
+      const c = await api.call("POST", podsPath("ns"), body);
+      assert.equal(c.status, 409);
+      assert.equal(c.body.reason, "AlreadyExists");
+    } finally {
+      Math.random = random;
+    }
+  });
+
   test("create with generateName, get, AlreadyExists, list by label selector", async () => {
     const { api } = await start();
     const a = await api.post(podsPath("ns"), { apiVersion: "v1", kind: "Pod", metadata: { generateName: "web-", labels: { app: "web" } }, spec: {} });
