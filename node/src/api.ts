@@ -49,7 +49,7 @@ let writers: { pod: Writer; pods: Writer; input: Writer; event: Writer; rankOpti
 
 function written(): NonNullable<typeof writers> {
   if (writers) return writers;
-  const pod = compile(raw.podFields() as FieldTree);
+  const pod = compile(podFields());
   const pods = listOf(pod);
   writers = {
     pod,
@@ -59,6 +59,14 @@ function written(): NonNullable<typeof writers> {
     rankOptions: openObject({ related: pods }),
   };
   return writers;
+}
+
+/**
+ * A large result, which the binding returns as JSON text (`plan`, `planFor`, `rankPods`:
+ * see `to_json_text` in wasm/src/convert.rs).
+ */
+function parsed<T>(text: unknown): T {
+  return JSON.parse(text as string) as T;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -96,7 +104,7 @@ export function planJson(inputJson: string, config?: Config): SyncPlan {
 
 function planBytes(input: Uint8Array, config?: Config): SyncPlan {
   const configJson = optJson(config, "config");
-  const p = JSON.parse(raw.plan(input, configJson) as string) as SyncPlan;
+  const p = parsed<SyncPlan>(raw.plan(input, configJson));
   plans.set(p, { input, config: configJson });
   return p;
 }
@@ -150,7 +158,7 @@ export function nextBatch(create: CreatePlan, resultsSoFar: CallResult[]): numbe
 export function rankPods(pods: Pod[], options: RankOptions): RankedPod[] {
   const w = written();
   const text = raw.rankPods(json(pods, "pods", w.pods), json({ ...options, now: iso(options.now) }, "options", w.rankOptions));
-  return JSON.parse(text as string) as RankedPod[];
+  return parsed<RankedPod[]>(text);
 }
 
 /** What the CLI prints, as data: `list` is what `kubectl get rs,pods -o json` prints. */
@@ -300,8 +308,7 @@ export class Store {
   /** What a sync of the stored owner `namespace/name` will do (throws `NOT_FOUND` if absent). */
   planFor(namespace: string, name: string, options: StorePlanOptions): SyncPlan {
     const opts = { ...options, now: iso(options.now) };
-    // The large results come back as JSON text (see wasm/src/convert.rs, to_json_text).
-    const r = JSON.parse(this.#raw.planFor(namespace, name, json(opts, "options")) as string) as { ticket: number; plan: SyncPlan };
+    const r = parsed<{ ticket: number; plan: SyncPlan }>(this.#raw.planFor(namespace, name, json(opts, "options")));
     this.#tickets.set(r.plan, { key: r.plan.key, ticket: r.ticket });
     return r.plan;
   }

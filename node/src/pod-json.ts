@@ -50,14 +50,10 @@ function byFields(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function quoted(key: string): string {
-  return PLAIN.test(key) ? `"${key}"` : JSON.stringify(key);
-}
-
 function fieldsWriter(fields: [string, Writer][], open: boolean): Writer {
   // By the object's own keys (Object.keys: what JSON.stringify writes, in its order):
   // faster than looking up each listed field and then checking it is own and enumerable.
-  const known = new Map(fields.map(([key, write]) => [key, { write, head: quoted(key) + ":" }]));
+  const known = new Map(fields.map(([key, write]) => [key, { write, head: whole(key) + ":" }]));
   return (input) => {
     const value = jsonValue(input);
     if (!byFields(value)) return whole(value);
@@ -67,7 +63,7 @@ function fieldsWriter(fields: [string, Writer][], open: boolean): Writer {
       if (field === undefined && !open) continue;
       const text = (field?.write ?? whole)(value[key]);
       if (text === undefined) continue;
-      out += (out === "" ? "{" : ",") + (field?.head ?? quoted(key) + ":") + text;
+      out += (out === "" ? "{" : ",") + (field?.head ?? whole(key) + ":") + text;
     }
     return out === "" ? "{}" : out + "}";
   };
