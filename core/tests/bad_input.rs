@@ -357,6 +357,29 @@ fn invalid_json_syntax_reports_line_and_column() {
     );
 }
 
+/// JSON text is UTF-8: a byte that is not is refused at the path of the value holding
+/// it, with its line and column, even in a field the engine does not read.
+#[test]
+fn text_that_is_not_utf8_is_refused_where_it_is() {
+    let text = b"{\"now\": \"2026-11-21T04:40:12Z\",\n \"pods\": [{\"metadata\": {\"name\": \"a\"}},\n  {\"metadata\": {\"annotations\": {\"note\": \"caf\xe9\"}}}]}";
+    let err = SyncInput::from_json(text).expect_err("not UTF-8");
+    assert_eq!(err.code(), "SYNTAX");
+    assert_eq!(err.path(), "pods[1].metadata.annotations.note");
+    assert!(
+        err.to_string()
+            .contains("invalid UTF-8 at line 3 column 45"),
+        "{err}"
+    );
+    // The same text in UTF-8 reads on to the next check (the owner is missing).
+    let fixed = String::from_utf8_lossy(text).replace('\u{fffd}', "é");
+    let err = SyncInput::from_json(fixed.as_bytes()).expect_err("no owner");
+    assert_eq!((err.code(), err.path()), ("MISSING", "owner"));
+    // A bad byte in a key names the member, its bad byte replaced.
+    let err = SyncInput::from_json(b"{\"n\xffow\": 1}").expect_err("not UTF-8");
+    assert_eq!((err.code(), err.path()), ("SYNTAX", "n\u{fffd}ow"));
+    assert!(err.to_string().contains("line 1 column 4"), "{err}");
+}
+
 #[test]
 fn truncated_json_reports_eof_with_position() {
     let err =
