@@ -20,6 +20,9 @@
 //! - `plan_scale_up/10k`: `plan` with `spec.replicas` 20000 (a create plan of 500).
 //! - `json_to_plan/10k`: the bytes of a `SyncInput` (RS + 10,300 wire-shaped pods) →
 //!   `SyncInput::from_json` → `plan`.
+//! - `json_skip/10k`: the same bytes checked as UTF-8 and read by serde_json into nothing
+//!   (`IgnoredAny`): the floor of any reading of them with serde_json, which
+//!   `json_to_plan` starts from.
 
 use std::cell::OnceCell;
 use std::hint::black_box;
@@ -456,6 +459,22 @@ fn benches(c: &mut Criterion) {
                     Manage::Delete(d) => d.victims.len(),
                     _ => 0,
                 }
+            })
+        });
+        g.finish();
+    }
+
+    // json_skip: the same bytes, read by serde_json without keeping anything.
+    {
+        let mut g = c.benchmark_group("json_skip");
+        g.sampling_mode(SamplingMode::Flat)
+            .sample_size(20)
+            .measurement_time(Duration::from_secs(6));
+        g.bench_function("10k", |b| {
+            let json = inputs.json();
+            b.iter(|| {
+                let text = std::str::from_utf8(black_box(json)).expect("UTF-8");
+                serde_json::from_str::<serde::de::IgnoredAny>(text).expect("JSON")
             })
         });
         g.finish();
