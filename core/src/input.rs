@@ -107,18 +107,27 @@ pub fn from_json_any<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
 /// The syntax error for text that is not UTF-8, at the path of its first bad byte.
 fn not_utf8(bytes: &[u8], e: &std::str::Utf8Error) -> Error {
     let at = e.valid_up_to();
-    let path = jsonpath::path_at(bytes, at, false);
-    let line = bytes.iter().take(at).filter(|&&b| b == b'\n').count() + 1;
-    let column = at
-        - bytes
-            .iter()
-            .take(at)
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1)
-        + 1;
+    let before = bytes.get(..at).unwrap_or_default();
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
     Error::Syntax {
-        path: if path.is_empty() { ".".into() } else { path },
-        message: format!("invalid UTF-8 at line {line} column {column}"),
+        path: or_root(jsonpath::path_at(bytes, at, false)),
+        message: format!(
+            "invalid UTF-8 at line {line} column {}",
+            at - line_start + 1
+        ),
+    }
+}
+
+/// `path`, or `.` for the document itself.
+fn or_root(path: String) -> String {
+    if path.is_empty() {
+        ".".into()
+    } else {
+        path
     }
 }
 
@@ -157,7 +166,7 @@ fn path_error(bytes: &[u8], inner: &serde_json::Error) -> Error {
             path: join_path(&path, &field),
         };
     }
-    let path = if path.is_empty() { ".".into() } else { path };
+    let path = or_root(path);
     if inner.is_syntax() || inner.is_eof() {
         return Error::Syntax { path, message };
     }
