@@ -34,6 +34,18 @@ if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen ${WASM_BINDGEN_VER
   cargo install --force wasm-bindgen-cli --version "${WASM_BINDGEN_VERSION}"
 fi
 
+# A nightly toolchain and cargo-fuzz, for the fuzz targets (scripts/fuzz.sh): libFuzzer
+# builds need nightly; stable stays the default for everything else.
+CARGO_FUZZ_VERSION=0.13.2
+if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+  say "installing a nightly toolchain (minimal profile) for cargo-fuzz"
+  rustup toolchain install nightly --profile minimal
+fi
+if [ "$(cargo fuzz --version 2>/dev/null)" != "cargo-fuzz ${CARGO_FUZZ_VERSION}" ]; then
+  say "installing cargo-fuzz ${CARGO_FUZZ_VERSION} (takes about a minute)"
+  cargo install --locked cargo-fuzz --version "${CARGO_FUZZ_VERSION}"
+fi
+
 # Debian's Chromium and its driver, for the browser tests (never a downloaded browser).
 if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
   say "installing Debian's chromium and chromium-driver"

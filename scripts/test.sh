@@ -19,6 +19,14 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "cargo test (unit, rule, property, conformance, doc tests)"
 cargo test --workspace --locked --profile ci
 
+step "fuzz crate: fmt, clippy, its checks on stable over the conformance inputs"
+cargo fmt --manifest-path fuzz/Cargo.toml -- --check
+CARGO_TARGET_DIR=target/fuzz-stable cargo clippy --manifest-path fuzz/Cargo.toml --all-targets --locked -- -D warnings
+CARGO_TARGET_DIR=target/fuzz-stable cargo test --manifest-path fuzz/Cargo.toml --locked --release
+
+step "cargo-fuzz: every target for a bounded run (scripts/fuzz.sh 30)"
+bash scripts/fuzz.sh 30
+
 step "npm package: wasm-pack build, wasm-opt, tsc (strict)"
 npm run --silent build
 
