@@ -48,6 +48,7 @@ pub mod claim;
 pub mod config;
 pub mod digest;
 pub mod error;
+pub mod event_correlation;
 pub mod events;
 pub mod expectations;
 pub mod explain;
@@ -73,6 +74,9 @@ pub mod time;
 pub use config::{Config, FeatureGates, OwnerKind, DEFAULT_BURST_REPLICAS};
 pub use digest::{Digested, PodDigest, Pods};
 pub use error::{Error, Result};
+pub use event_correlation::{
+    correlate as correlate_event, Correlation, EventCorrelator, EventToRecord,
+};
 pub use events::{on_owner_event, on_pod_event, EventDecision, OwnerEvent, PodEvent};
 pub use expectations::{Expectations, ExpectationsChange, ExpectationsRecord, EXPECTATIONS_TTL};
 pub use input::SyncInput;
