@@ -3,11 +3,10 @@
 // Every decision (what to adopt, create, delete, which status, what to expect, when to
 // look again) is the engine's (./engine.ts); this module performs the calls.
 
-import { randomBytes } from "node:crypto";
 import type { CoreV1Event, KubernetesListObject, V1Pod, V1ReplicaSet } from "@kubernetes/client-node";
-import { Engine, type CallResult, type Completion, type Expectations, type ExpectationsChange, type Pod, type ReplicaSet, type SyncOutcome, type SyncPlan } from "./engine.js";
+import { Engine, type Correlation, type EventToRecord, type CallResult, type Completion, type Expectations, type ExpectationsChange, type Pod, type ReplicaSet, type SyncOutcome, type SyncPlan } from "./engine.js";
 import { Informer, type InformerEvent } from "./informer.js";
-import { apiError, patchOptions, type Clients, type OwnerResource } from "./kube.js";
+import { apiError, isNotFound, patchOptions, type Clients, type OwnerResource } from "./kube.js";
 import type { Logger } from "./log.js";
 import type { Metrics } from "./metrics.js";
 import { ControllerRateLimiter, WorkQueue, type RateLimiterOptions } from "./queue.js";
@@ -35,6 +34,11 @@ class NotLeader extends Error {
   }
 }
 
+/** client-go's broadcaster queue (`maxQueuedEvents`): events beyond it are dropped. */
+const MAX_QUEUED_EVENTS = 1000;
+/** The event source kube-controller-manager's ReplicaSet controller records as. */
+const EVENT_SOURCE_COMPONENT = "replicaset-controller";
+
 type Consistency = { uid: string; pods?: string; owner?: string };
 
 function key(namespace: string, name: string): string {
@@ -60,7 +64,9 @@ export class Controller {
   private podInformer: Informer<V1Pod> | undefined;
   private ownerInformer: Informer<V1ReplicaSet> | undefined;
   private workers: Promise<void>[] = [];
-  private eventSeq = 0;
+  /** Events are written one at a time, in the order recorded (client-go's broadcaster). */
+  private eventChain: Promise<void> = Promise.resolve();
+  private queuedEvents = 0;
 
   constructor(private readonly o: ControllerOptions) {
     this.engine = new Engine(o.config);
@@ -444,37 +450,82 @@ export class Controller {
     return false;
   }
 
+  /**
+   * Records an event as kube-controller-manager's recorder does: queued (at most 1000,
+   * further ones dropped, as client-go's broadcaster), then, one at a time and in order,
+   * correlated by the engine (similar events combined, repeats counted on one Event by a
+   * strategic merge PATCH, the per-object spam filter) and written as it says.
+   */
   private recordEvent(owner: ReplicaSet, ev: KubeEvent): void {
-    const namespace = owner.metadata?.namespace ?? "default";
-    const ownerName = owner.metadata?.name ?? "";
+    if (this.queuedEvents >= MAX_QUEUED_EVENTS) {
+      this.o.metrics.errors.inc({ where: "event" });
+      this.o.log.warn("event not recorded: too many queued events", { reason: ev.reason });
+      return;
+    }
     const now = new Date();
-    const body: CoreV1Event = {
-      metadata: { name: `${ownerName}.${(BigInt(now.getTime()) * 1_000_000n + BigInt(this.eventSeq++ % 1_000_000)).toString(16)}${randomBytes(2).toString("hex")}`, namespace },
+    const event: EventToRecord = {
       involvedObject: {
-        apiVersion: this.o.owner.apiVersion,
         kind: this.o.owner.kind,
-        name: ownerName,
-        namespace,
+        namespace: owner.metadata?.namespace ?? "",
+        name: owner.metadata?.name ?? "",
         ...(owner.metadata?.uid ? { uid: owner.metadata.uid } : {}),
+        apiVersion: this.o.owner.apiVersion,
         ...(owner.metadata?.resourceVersion ? { resourceVersion: owner.metadata.resourceVersion } : {}),
       },
+      type: ev.type,
       reason: ev.reason,
       message: ev.message,
-      type: ev.type,
-      source: { component: "replicaset-controller" },
-      reportingComponent: "replicaset-controller",
-      reportingInstance: this.o.identity,
-      firstTimestamp: now,
-      lastTimestamp: now,
-      count: 1,
+      source: { component: EVENT_SOURCE_COMPONENT },
     };
-    const p = this.o.clients.core
-      .createNamespacedEvent({ namespace, body })
-      .catch((e: unknown) => {
-        this.o.metrics.errors.inc({ where: "event" });
-        this.o.log.warn("event not recorded", { reason: ev.reason, error: apiError(e).message });
-      })
-      .finally(() => this.pending.delete(p));
+    this.queuedEvents++;
+    const p = this.eventChain
+      .then(() => this.writeEvent(event, now))
+      .finally(() => {
+        this.queuedEvents--;
+        this.pending.delete(p);
+      });
+    this.eventChain = p;
     this.pending.add(p);
+  }
+
+  /** One event through the engine's correlator and to the API server (never rejects). */
+  private async writeEvent(event: EventToRecord, now: Date): Promise<void> {
+    let d: Correlation;
+    try {
+      d = this.engine.correlateEvent(event, now);
+    } catch (e) {
+      this.o.metrics.errors.inc({ where: "event" });
+      this.o.log.warn("event not recorded", { reason: event.reason, error: (e as Error).message });
+      return;
+    }
+    if (d.action === "drop") {
+      this.o.log.debug("event dropped by the spam filter", { reason: event.reason, object: event.involvedObject.name });
+      return;
+    }
+    const core = this.o.clients.core;
+    const create = (e: typeof d.event): Promise<CoreV1Event> =>
+      // The timestamps are RFC 3339 text already; client-node passes non-Date values through.
+      core.createNamespacedEvent({ namespace: e.metadata.namespace, body: e as unknown as CoreV1Event });
+    try {
+      let written: CoreV1Event;
+      if (d.action === "patch") {
+        try {
+          written = await core.patchNamespacedEvent(
+            { namespace: d.namespace, name: d.name, body: d.patch },
+            patchOptions("application/strategic-merge-patch+json"),
+          );
+        } catch (e) {
+          // client-go's recordEvent: a repeat of an Event the server does not have is created.
+          if (!isNotFound(e)) throw e;
+          written = await create(d.event);
+        }
+      } else {
+        written = await create(d.event);
+      }
+      this.engine.eventWritten(written);
+    } catch (e) {
+      this.o.metrics.errors.inc({ where: "event" });
+      this.o.log.warn("event not recorded", { reason: event.reason, error: apiError(e).message });
+    }
   }
 }
