@@ -12,6 +12,8 @@
 //! family lives in one module: [`selector`], [`owner`], [`claim`], [`expectations`],
 //! [`slowstart`], [`rank`], [`status`], [`availability`], [`events`], [`sync`].
 //! Hosts that stream watch events keep their objects in a [`Store`] and plan from it.
+//! [`event_correlation`] says how the recorder writes the events a sync records (create,
+//! patch or drop, as client-go's `EventCorrelator`).
 //!
 //! ```
 //! use replicore::{plan, Config, Manage, SyncInput};
