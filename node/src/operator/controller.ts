@@ -3,7 +3,7 @@
 // Every decision (what to adopt, create, delete, which status, what to expect, when to
 // look again) is the engine's (./engine.ts); this module performs the calls.
 
-import type { CoreV1Event, KubernetesListObject, V1Pod, V1ReplicaSet } from "@kubernetes/client-node";
+import { ApiException, type CoreV1Event, type KubernetesListObject, type V1Pod, type V1ReplicaSet } from "@kubernetes/client-node";
 import { Engine, type Correlation, type EventToRecord, type CallResult, type Completion, type Expectations, type ExpectationsChange, type Pod, type ReplicaSet, type SyncOutcome, type SyncPlan } from "./engine.js";
 import { Informer, type InformerEvent } from "./informer.js";
 import { apiError, isNotFound, patchOptions, type Clients, type OwnerResource } from "./kube.js";
@@ -38,6 +38,9 @@ class NotLeader extends Error {
 const MAX_QUEUED_EVENTS = 1000;
 /** The event source kube-controller-manager's ReplicaSet controller records as. */
 const EVENT_SOURCE_COMPONENT = "replicaset-controller";
+/** client-go's `maxTriesPerEvent` and `defaultSleepDuration` (ms) for events it cannot send. */
+const EVENT_MAX_TRIES = 12;
+const EVENT_RETRY_MS = 10_000;
 
 type Consistency = { uid: string; pods?: string; owner?: string };
 
@@ -67,6 +70,8 @@ export class Controller {
   /** Events are written one at a time, in the order recorded (client-go's broadcaster). */
   private eventChain: Promise<void> = Promise.resolve();
   private queuedEvents = 0;
+  private stopping = false;
+  private readonly sleepers = new Set<() => void>();
 
   constructor(private readonly o: ControllerOptions) {
     this.engine = new Engine(o.config);
@@ -198,6 +203,9 @@ export class Controller {
   async drain(): Promise<void> {
     this.queue.shutDown();
     await Promise.allSettled(this.workers);
+    // Event writes still waiting to retry give up now (client-go's broadcaster shutdown).
+    this.stopping = true;
+    for (const wake of [...this.sleepers]) wake();
     await Promise.allSettled([...this.pending]);
   }
 
@@ -506,26 +514,50 @@ export class Controller {
     const create = (e: typeof d.event): Promise<CoreV1Event> =>
       // The timestamps are RFC 3339 text already; client-node passes non-Date values through.
       core.createNamespacedEvent({ namespace: e.metadata.namespace, body: e as unknown as CoreV1Event });
-    try {
-      let written: CoreV1Event;
-      if (d.action === "patch") {
-        try {
-          written = await core.patchNamespacedEvent(
-            { namespace: d.namespace, name: d.name, body: d.patch },
-            patchOptions("application/strategic-merge-patch+json"),
-          );
-        } catch (e) {
-          // client-go's recordEvent: a repeat of an Event the server does not have is created.
-          if (!isNotFound(e)) throw e;
+    // client-go's recordToSink: an answer from the server (any status) is final; a
+    // failure to reach it is tried again, up to 12 tries, 10 s apart (the first wait a
+    // random part of that), until the controller stops.
+    for (let tries = 1; ; tries++) {
+      try {
+        let written: CoreV1Event;
+        if (d.action === "patch") {
+          try {
+            written = await core.patchNamespacedEvent(
+              { namespace: d.namespace, name: d.name, body: d.patch },
+              patchOptions("application/strategic-merge-patch+json"),
+            );
+          } catch (e) {
+            // client-go's recordEvent: a repeat of an Event the server does not have is created.
+            if (!isNotFound(e)) throw e;
+            written = await create(d.event);
+          }
+        } else {
           written = await create(d.event);
         }
-      } else {
-        written = await create(d.event);
+        this.engine.eventWritten(written);
+        return;
+      } catch (e) {
+        if (e instanceof ApiException || tries >= EVENT_MAX_TRIES || this.stopping) {
+          this.o.metrics.errors.inc({ where: "event" });
+          this.o.log.warn("event not recorded", { reason: event.reason, tries, error: apiError(e).message });
+          return;
+        }
+        this.o.log.warn("event write failed; will retry", { reason: event.reason, tries, error: apiError(e).message });
+        await this.pause(tries === 1 ? Math.random() * EVENT_RETRY_MS : EVENT_RETRY_MS);
       }
-      this.engine.eventWritten(written);
-    } catch (e) {
-      this.o.metrics.errors.inc({ where: "event" });
-      this.o.log.warn("event not recorded", { reason: event.reason, error: apiError(e).message });
     }
+  }
+
+  /** Waits `ms`, or less if the controller stops meanwhile. */
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = (): void => {
+        clearTimeout(timer);
+        this.sleepers.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.sleepers.add(wake);
+    });
   }
 }
