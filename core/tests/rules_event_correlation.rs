@@ -771,3 +771,155 @@ proptest! {
 fn go_secs(d: Duration) -> f64 {
     d.as_nanos() as f64 / 1e9
 }
+
+/// A scenario: name, previous events, the new event, the clock's interval (s), and what
+/// the new event gives (`None` = skipped, else its count and message).
+type Scenario<'a> = (
+    &'a str,
+    Vec<EventToRecord>,
+    &'a EventToRecord,
+    i64,
+    Option<(i32, &'a str)>,
+);
+
+/// client-go's own `TestEventCorrelator` scenarios (events_cache_test.go), replayed: its
+/// clock steps by the interval at each of the three readings per event (the test's
+/// timestamps, the aggregator, the spam filter), so events are 3 intervals apart; an
+/// event that is not skipped is fed back (`UpdateState`).
+#[test]
+fn upstream_event_correlator_scenarios() {
+    let pod = |name: &str, ns: &str| ObjectReference {
+        kind: "Pod".into(),
+        namespace: ns.into(),
+        name: name.into(),
+        uid: "C934D34AFB20242".into(),
+        api_version: "version".into(),
+        resource_version: String::new(),
+        field_path: "spec.containers{mycontainer}".into(),
+    };
+    let make = |reason: &str, message: &str, o: ObjectReference| EventToRecord {
+        involved_object: o,
+        type_: "Normal".into(),
+        reason: reason.into(),
+        message: message.into(),
+        source: EventSource {
+            component: "kubelet".into(),
+            host: "kublet.node1".into(),
+        },
+    };
+    let first = make("first", "i am first", pod("my-pod", "my-ns"));
+    let duplicate = make("duplicate", "me again", pod("my-pod", "my-ns"));
+    let unique = make("unique", "snowflake", pod("my-pod", "my-ns"));
+    let mut similar = make("similar", "similar message", pod("my-pod", "my-ns"));
+    similar.involved_object.field_path = "spec.containers{container1}".into();
+    let mut similar_other_container = similar.clone();
+    similar_other_container.involved_object.field_path = "spec.containers{container2}".into();
+    let repeat = |n: usize, e: &EventToRecord| vec![e.clone(); n];
+    let uniques = |n: usize| -> Vec<EventToRecord> {
+        (0..n)
+            .map(|i| {
+                make(
+                    &format!("reason-{i}"),
+                    &format!("message-{i}"),
+                    pod(&format!("pod-{i}"), &format!("ns-{i}")),
+                )
+            })
+            .collect()
+    };
+    let similars = |n: usize| -> Vec<EventToRecord> {
+        (0..n)
+            .map(|i| {
+                let mut e = similar.clone();
+                e.message = format!("{}-{i}-{}", similar.message, similar.message);
+                e
+            })
+            .collect()
+    };
+    let combined = format!("{COMBINED_PREFIX}{}", similar.message);
+    // (name, previous, new, interval s, expected: None = skipped, Some((count, message)))
+    let scenarios: Vec<Scenario> = vec![
+        (
+            "create-a-single-event",
+            vec![],
+            &first,
+            5,
+            Some((1, "i am first")),
+        ),
+        (
+            "the-same-event-should-just-count",
+            repeat(1, &duplicate),
+            &duplicate,
+            5,
+            Some((2, "me again")),
+        ),
+        (
+            "the-same-event-should-just-count-even-if-more-than-aggregate",
+            repeat(10, &duplicate),
+            &duplicate,
+            30,
+            Some((11, "me again")),
+        ),
+        (
+            "the-same-event-is-spam-if-happens-too-frequently",
+            repeat(26, &duplicate),
+            &duplicate,
+            1,
+            None,
+        ),
+        (
+            "create-many-unique-events",
+            uniques(30),
+            &unique,
+            5,
+            Some((1, "snowflake")),
+        ),
+        (
+            "similar-events-should-aggregate-event",
+            similars(9),
+            &similar,
+            5,
+            Some((1, &combined)),
+        ),
+        (
+            "similar-events-many-times-should-count-the-aggregate",
+            similars(10),
+            &similar,
+            5,
+            Some((2, &combined)),
+        ),
+        (
+            "events-from-different-containers-do-not-aggregate",
+            repeat(1, &similar_other_container),
+            &similar,
+            5,
+            Some((1, "similar message")),
+        ),
+        (
+            "similar-events-whose-interval-is-greater-than-aggregate-interval-do-not-aggregate",
+            similars(9),
+            &similar,
+            600,
+            Some((1, "similar message")),
+        ),
+    ];
+    for (name, previous, new, interval, expected) in scenarios {
+        let mut c = EventCorrelator::new();
+        let time = |i: usize| Time::from_unix_nanos(T0 + (i as i64) * 3 * interval * 1_000_000_000);
+        let feed_back = |c: &mut EventCorrelator, d: &Correlation| match d {
+            Correlation::Create(x) => c.written(&x.event),
+            Correlation::Patch(p) => c.written(&p.event),
+            Correlation::Drop(_) => {}
+        };
+        for (i, e) in previous.iter().enumerate() {
+            let d = c.correlate(e, time(i)).expect("valid");
+            feed_back(&mut c, &d);
+        }
+        let d = c.correlate(new, time(previous.len())).expect("valid");
+        let got = match &d {
+            Correlation::Create(x) => Some((x.event.count, x.event.message.as_str())),
+            Correlation::Patch(p) => Some((p.event.count, p.event.message.as_str())),
+            Correlation::Drop(_) => None,
+        };
+        assert_eq!(got, expected, "scenario {name}");
+    }
+}
