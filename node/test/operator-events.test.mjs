@@ -4,6 +4,7 @@
 // merge PATCH and the events past the per-object burst of 25 dropped.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
+import { createServer, request } from "node:http";
 import { devServer, killAll, operator, pods, replicaSet, rsPath, sleep, waitFor } from "./operator-helpers.mjs";
 
 const ops = [];
@@ -77,6 +78,55 @@ test("scale 0 -> 20 -> 5 writes the Events upstream writes: 20 SuccessfulCreate 
   const warned = op.logs.filter((l) => l.msg === "event not recorded");
   assert.deepEqual(warned, []);
 
+  op.kill("SIGTERM");
+  assert.deepEqual(await op.exited, { code: 0, signal: null });
+});
+
+/**
+ * A proxy to `target` that resets the connection of the first `resets` event POSTs (a
+ * transport failure, not an answer from the server); everything else passes through.
+ */
+async function resettingProxy(target, resets) {
+  const up = new URL(target);
+  const server = createServer((req, res) => {
+    if (req.method === "POST" && /\/events(\?|$)/.test(req.url) && resets > 0) {
+      resets--;
+      req.socket.destroy();
+      return;
+    }
+    const fwd = request({ host: up.hostname, port: up.port, path: req.url, method: req.method, headers: req.headers }, (r) => {
+      res.writeHead(r.statusCode ?? 502, r.headers);
+      r.pipe(res);
+    });
+    fwd.on("error", () => res.destroy());
+    req.pipe(fwd);
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    left: () => resets,
+    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+  };
+}
+
+test("an event the server could not be reached for is sent again (client-go: up to 12 tries, 10 s apart, the first wait random)", async () => {
+  const dev = await devServer();
+  servers.push(dev);
+  const proxy = await resettingProxy(dev.url, 1);
+  servers.push(proxy);
+  const { api } = dev;
+  const rs = await api.post(rsPath("shop"), replicaSet("one", 1));
+  const op = operator(proxy.url);
+  ops.push(op);
+  await op.waitLog("event write failed; will retry", { reason: "SuccessfulCreate", tries: 1 });
+  assert.equal(proxy.left(), 0);
+  const [event] = await waitFor(async () => {
+    const es = (await eventsOf(api, "shop", rs.metadata.uid)).created.objects;
+    return es.length ? es : undefined;
+  }, "the SuccessfulCreate Event, after the retry", 15000);
+  assert.equal(event.count, 1);
+  assert.match(event.message, /^Created pod: one-/);
+  assert.deepEqual(op.find("event not recorded"), []);
   op.kill("SIGTERM");
   assert.deepEqual(await op.exited, { code: 0, signal: null });
 });
