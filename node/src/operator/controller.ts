@@ -534,7 +534,7 @@ export class Controller {
         } else {
           written = await create(d.event);
         }
-        this.engine.eventWritten(written);
+        this.eventWritten(written, event.reason);
         return;
       } catch (e) {
         if (e instanceof ApiException || tries >= EVENT_MAX_TRIES || this.stopping) {
@@ -545,6 +545,15 @@ export class Controller {
         this.o.log.warn("event write failed; will retry", { reason: event.reason, tries, error: apiError(e).message });
         await this.pause(tries === 1 ? Math.random() * EVENT_RETRY_MS : EVENT_RETRY_MS);
       }
+    }
+  }
+
+  /** The server's answer back to the correlator (client-go's UpdateState); written is written. */
+  private eventWritten(written: CoreV1Event, reason: string | undefined): void {
+    try {
+      this.engine.eventWritten(written);
+    } catch (e) {
+      this.o.log.warn("the event correlator cannot read the written Event", { reason, error: (e as Error).message });
     }
   }
 
