@@ -12,6 +12,8 @@
 //! family lives in one module: [`selector`], [`owner`], [`claim`], [`expectations`],
 //! [`slowstart`], [`rank`], [`status`], [`availability`], [`events`], [`sync`].
 //! Hosts that stream watch events keep their objects in a [`Store`] and plan from it.
+//! [`event_correlation`] says how the recorder writes the events a sync records (create,
+//! patch or drop, as client-go's `EventCorrelator`).
 //!
 //! ```
 //! use replicore::{plan, Config, Manage, SyncInput};
@@ -48,6 +50,7 @@ pub mod claim;
 pub mod config;
 pub mod digest;
 pub mod error;
+pub mod event_correlation;
 pub mod events;
 pub mod expectations;
 pub mod explain;
@@ -73,6 +76,9 @@ pub mod time;
 pub use config::{Config, FeatureGates, OwnerKind, DEFAULT_BURST_REPLICAS};
 pub use digest::{Digested, PodDigest, Pods};
 pub use error::{Error, Result};
+pub use event_correlation::{
+    correlate as correlate_event, Correlation, EventCorrelator, EventToRecord,
+};
 pub use events::{on_owner_event, on_pod_event, EventDecision, OwnerEvent, PodEvent};
 pub use expectations::{Expectations, ExpectationsChange, ExpectationsRecord, EXPECTATIONS_TTL};
 pub use input::SyncInput;

@@ -35,6 +35,7 @@ import type {
   Time,
   WatchEvent,
 } from "./types.js";
+import type { Correlation, EventCorrelatorSize, EventCorrelatorState, EventToRecord, RecordedEvent } from "./types.js";
 
 export type * from "./types.js";
 export type { FieldTree } from "./pod-json.js";
@@ -363,3 +364,58 @@ export class Store {
 // The Simulator class is in its own entry point, "replicore/sim" (a second wasm module
 // with the simulator, so that this one stays small); its types are exported here too.
 export type * from "./sim-types.js";
+
+// ---------------------------------------------------------------------------------------
+// Event correlation: how kube-controller-manager's recorder writes Events (client-go's
+// EventCorrelator: similar events combined, repeats counted on one Event, a per-object
+// spam filter). Every decision is the engine's (core/src/event_correlation.rs).
+
+/**
+ * The pure form: the decision for `event` recorded at `now`, and the state after it
+ * (`null` state = a fresh recorder's). The state crosses whole each call; a host that
+ * records many events keeps an {@link EventCorrelator} instead.
+ */
+export function correlateEvent(
+  state: EventCorrelatorState | null,
+  event: EventToRecord,
+  now: Time,
+): { decision: Correlation; state: EventCorrelatorState } {
+  return parsed(raw.correlateEvent(optJson(state, "state"), json(event, "event"), json(iso(now), "now")));
+}
+
+/**
+ * A recorder's correlator, its state kept in wasm memory. Feed it every event in the
+ * order recorded; after each successful write, pass the Event the server returned to
+ * `written` (client-go's `UpdateState`). Call `free()` when done.
+ */
+export class EventCorrelator {
+  readonly #raw: raw.EventCorrelator;
+
+  constructor(state?: EventCorrelatorState | null) {
+    this.#raw = new raw.EventCorrelator(optJson(state, "state"));
+  }
+
+  /** Create, patch or drop `event` recorded at `now`. */
+  correlate(event: EventToRecord, now: Time): Correlation {
+    return this.#raw.correlate(json(event, "event"), json(iso(now), "now")) as Correlation;
+  }
+
+  /** The Event the server returned for a create or a patch. */
+  written(event: RecordedEvent | object): void {
+    this.#raw.written(json(event, "event"));
+  }
+
+  /** The state as a plain value (for `new EventCorrelator(state)` or `correlateEvent`). */
+  state(): EventCorrelatorState {
+    return parsed<EventCorrelatorState>(this.#raw.state());
+  }
+
+  size(): EventCorrelatorSize {
+    return this.#raw.size() as EventCorrelatorSize;
+  }
+
+  /** Frees the correlator's wasm memory; it must not be used afterwards. */
+  free(): void {
+    this.#raw.free();
+  }
+}

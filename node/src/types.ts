@@ -444,3 +444,80 @@ export interface SlowStartResult {
   batches: number[];
   firstFailure: number | null;
 }
+
+// ---------------------------------------------------------------------------------------
+// Event correlation (core/src/event_correlation.rs: client-go's EventCorrelator)
+
+/** The object an Event is about (`v1.ObjectReference`). */
+export interface EventObjectReference {
+  kind?: string;
+  namespace?: string;
+  name?: string;
+  uid?: string;
+  apiVersion?: string;
+  resourceVersion?: string;
+  fieldPath?: string;
+}
+
+/** Who records (`v1.EventSource`); kube-controller-manager's is `{component: "replicaset-controller"}`. */
+export interface EventSource {
+  component?: string;
+  host?: string;
+}
+
+/** What a controller asks to record. */
+export interface EventToRecord {
+  involvedObject: EventObjectReference;
+  type: "Normal" | "Warning";
+  reason?: string;
+  message?: string;
+  source?: EventSource;
+}
+
+/** A `v1.Event` as the recorder writes it (timestamps in whole seconds). */
+export interface RecordedEvent {
+  metadata: { name: string; namespace: string };
+  involvedObject: EventObjectReference;
+  reason: string;
+  message: string;
+  source: EventSource;
+  firstTimestamp: string;
+  lastTimestamp: string;
+  count: number;
+  type: string;
+  reportingComponent: string;
+  reportingInstance: string;
+}
+
+/** The strategic merge patch of a repeat (`message` absent when empty). */
+export interface EventPatch {
+  count: number;
+  lastTimestamp: string;
+  message?: string;
+}
+
+/**
+ * What to do with one event: POST `event`; PATCH (`application/strategic-merge-patch+json`)
+ * `namespace/name` with `patch`, and POST `event` instead if that answers 404; or nothing
+ * (the per-object spam filter has no token left).
+ */
+export type Correlation =
+  | { action: "create"; event: RecordedEvent }
+  | { action: "patch"; namespace: string; name: string; patch: EventPatch; event: RecordedEvent }
+  | { action: "drop"; reason: "spamFilter" };
+
+/** The correlator's state as a plain value (three LRU caches of at most 4096 entries each). */
+export interface EventCorrelatorState {
+  aggregates?: Array<{ key: string; messages: string[]; lastTimestamp: string }>;
+  observations?: Array<{ key: string; count: number; firstTimestamp: string; name: string }>;
+  /** `tokens` is the decimal text of a double, so that it round-trips exactly. */
+  spam?: Array<{ key: string; tokens: string; last: string }>;
+  lastNameNanos?: number;
+}
+
+/** How many entries each cache of a correlator holds. */
+export interface EventCorrelatorSize {
+  aggregates: number;
+  observations: number;
+  spam: number;
+}

@@ -7,6 +7,7 @@
 //! API users call is the package's TypeScript wrapper (`node/src/api.ts`).
 
 mod convert;
+pub mod event_correlation;
 #[cfg(target_arch = "wasm32")]
 mod heap;
 #[cfg(feature = "sim")]

@@ -3,11 +3,10 @@
 // Every decision (what to adopt, create, delete, which status, what to expect, when to
 // look again) is the engine's (./engine.ts); this module performs the calls.
 
-import { randomBytes } from "node:crypto";
-import type { CoreV1Event, KubernetesListObject, V1Pod, V1ReplicaSet } from "@kubernetes/client-node";
-import { Engine, type CallResult, type Completion, type Expectations, type ExpectationsChange, type Pod, type ReplicaSet, type SyncOutcome, type SyncPlan } from "./engine.js";
+import { ApiException, type CoreV1Event, type KubernetesListObject, type V1Pod, type V1ReplicaSet } from "@kubernetes/client-node";
+import { Engine, type Correlation, type EventToRecord, type CallResult, type Completion, type Expectations, type ExpectationsChange, type Pod, type ReplicaSet, type SyncOutcome, type SyncPlan } from "./engine.js";
 import { Informer, type InformerEvent } from "./informer.js";
-import { apiError, patchOptions, type Clients, type OwnerResource } from "./kube.js";
+import { apiError, isNotFound, patchOptions, type Clients, type OwnerResource } from "./kube.js";
 import type { Logger } from "./log.js";
 import type { Metrics } from "./metrics.js";
 import { ControllerRateLimiter, WorkQueue, type RateLimiterOptions } from "./queue.js";
@@ -35,6 +34,14 @@ class NotLeader extends Error {
   }
 }
 
+/** client-go's broadcaster queue (`maxQueuedEvents`): events beyond it are dropped. */
+const MAX_QUEUED_EVENTS = 1000;
+/** The event source kube-controller-manager's ReplicaSet controller records as. */
+const EVENT_SOURCE_COMPONENT = "replicaset-controller";
+/** client-go's `maxTriesPerEvent` and `defaultSleepDuration` (ms) for events it cannot send. */
+const EVENT_MAX_TRIES = 12;
+const EVENT_RETRY_MS = 10_000;
+
 type Consistency = { uid: string; pods?: string; owner?: string };
 
 function key(namespace: string, name: string): string {
@@ -60,7 +67,11 @@ export class Controller {
   private podInformer: Informer<V1Pod> | undefined;
   private ownerInformer: Informer<V1ReplicaSet> | undefined;
   private workers: Promise<void>[] = [];
-  private eventSeq = 0;
+  /** Events are written one at a time, in the order recorded (client-go's broadcaster). */
+  private eventChain: Promise<void> = Promise.resolve();
+  private queuedEvents = 0;
+  private stopping = false;
+  private readonly sleepers = new Set<() => void>();
 
   constructor(private readonly o: ControllerOptions) {
     this.engine = new Engine(o.config);
@@ -192,6 +203,9 @@ export class Controller {
   async drain(): Promise<void> {
     this.queue.shutDown();
     await Promise.allSettled(this.workers);
+    // Event writes still waiting to retry give up now (client-go's broadcaster shutdown).
+    this.stopping = true;
+    for (const wake of [...this.sleepers]) wake();
     await Promise.allSettled([...this.pending]);
   }
 
@@ -444,37 +458,115 @@ export class Controller {
     return false;
   }
 
+  /**
+   * Records an event as kube-controller-manager's recorder does: queued (at most 1000,
+   * further ones dropped, as client-go's broadcaster), then, one at a time and in order,
+   * correlated by the engine (similar events combined, repeats counted on one Event by a
+   * strategic merge PATCH, the per-object spam filter) and written as it says.
+   */
   private recordEvent(owner: ReplicaSet, ev: KubeEvent): void {
-    const namespace = owner.metadata?.namespace ?? "default";
-    const ownerName = owner.metadata?.name ?? "";
+    if (this.queuedEvents >= MAX_QUEUED_EVENTS) {
+      this.o.metrics.errors.inc({ where: "event" });
+      this.o.log.warn("event not recorded: too many queued events", { reason: ev.reason });
+      return;
+    }
     const now = new Date();
-    const body: CoreV1Event = {
-      metadata: { name: `${ownerName}.${(BigInt(now.getTime()) * 1_000_000n + BigInt(this.eventSeq++ % 1_000_000)).toString(16)}${randomBytes(2).toString("hex")}`, namespace },
+    const event: EventToRecord = {
       involvedObject: {
-        apiVersion: this.o.owner.apiVersion,
         kind: this.o.owner.kind,
-        name: ownerName,
-        namespace,
+        namespace: owner.metadata?.namespace ?? "",
+        name: owner.metadata?.name ?? "",
         ...(owner.metadata?.uid ? { uid: owner.metadata.uid } : {}),
+        apiVersion: this.o.owner.apiVersion,
         ...(owner.metadata?.resourceVersion ? { resourceVersion: owner.metadata.resourceVersion } : {}),
       },
+      type: ev.type,
       reason: ev.reason,
       message: ev.message,
-      type: ev.type,
-      source: { component: "replicaset-controller" },
-      reportingComponent: "replicaset-controller",
-      reportingInstance: this.o.identity,
-      firstTimestamp: now,
-      lastTimestamp: now,
-      count: 1,
+      source: { component: EVENT_SOURCE_COMPONENT },
     };
-    const p = this.o.clients.core
-      .createNamespacedEvent({ namespace, body })
-      .catch((e: unknown) => {
-        this.o.metrics.errors.inc({ where: "event" });
-        this.o.log.warn("event not recorded", { reason: ev.reason, error: apiError(e).message });
-      })
-      .finally(() => this.pending.delete(p));
+    this.queuedEvents++;
+    const p = this.eventChain
+      .then(() => this.writeEvent(event, now))
+      .finally(() => {
+        this.queuedEvents--;
+        this.pending.delete(p);
+      });
+    this.eventChain = p;
     this.pending.add(p);
+  }
+
+  /** One event through the engine's correlator and to the API server (never rejects). */
+  private async writeEvent(event: EventToRecord, now: Date): Promise<void> {
+    let d: Correlation;
+    try {
+      d = this.engine.correlateEvent(event, now);
+    } catch (e) {
+      this.o.metrics.errors.inc({ where: "event" });
+      this.o.log.warn("event not recorded", { reason: event.reason, error: (e as Error).message });
+      return;
+    }
+    if (d.action === "drop") {
+      this.o.log.debug("event dropped by the spam filter", { reason: event.reason, object: event.involvedObject.name });
+      return;
+    }
+    const core = this.o.clients.core;
+    const create = (e: typeof d.event): Promise<CoreV1Event> =>
+      // The timestamps are RFC 3339 text already; client-node passes non-Date values through.
+      core.createNamespacedEvent({ namespace: e.metadata.namespace, body: e as unknown as CoreV1Event });
+    // client-go's recordToSink: an answer from the server (any status) is final; a
+    // failure to reach it is tried again, up to 12 tries, 10 s apart (the first wait a
+    // random part of that), until the controller stops.
+    for (let tries = 1; ; tries++) {
+      try {
+        let written: CoreV1Event;
+        if (d.action === "patch") {
+          try {
+            written = await core.patchNamespacedEvent(
+              { namespace: d.namespace, name: d.name, body: d.patch },
+              patchOptions("application/strategic-merge-patch+json"),
+            );
+          } catch (e) {
+            // client-go's recordEvent: a repeat of an Event the server does not have is created.
+            if (!isNotFound(e)) throw e;
+            written = await create(d.event);
+          }
+        } else {
+          written = await create(d.event);
+        }
+        this.eventWritten(written, event.reason);
+        return;
+      } catch (e) {
+        if (e instanceof ApiException || tries >= EVENT_MAX_TRIES || this.stopping) {
+          this.o.metrics.errors.inc({ where: "event" });
+          this.o.log.warn("event not recorded", { reason: event.reason, tries, error: apiError(e).message });
+          return;
+        }
+        this.o.log.warn("event write failed; will retry", { reason: event.reason, tries, error: apiError(e).message });
+        await this.pause(tries === 1 ? Math.random() * EVENT_RETRY_MS : EVENT_RETRY_MS);
+      }
+    }
+  }
+
+  /** The server's answer back to the correlator (client-go's UpdateState); written is written. */
+  private eventWritten(written: CoreV1Event, reason: string | undefined): void {
+    try {
+      this.engine.eventWritten(written);
+    } catch (e) {
+      this.o.log.warn("the event correlator cannot read the written Event", { reason, error: (e as Error).message });
+    }
+  }
+
+  /** Waits `ms`, or less if the controller stops meanwhile. */
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = (): void => {
+        clearTimeout(timer);
+        this.sleepers.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.sleepers.add(wake);
+    });
   }
 }
