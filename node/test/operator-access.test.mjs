@@ -170,6 +170,23 @@ describe("the operator refused at start-up exits with one line", () => {
   });
 });
 
+test("a lease namespace that does not exist: exit 1 saying to create it or pass --lease-namespace", async () => {
+  const dev = await devServer();
+  servers.push(dev);
+  // kube-apiserver's answer to a create in a missing namespace (the dev server has every namespace).
+  dev.server.faults.set({ rules: [{ verb: "create", resource: "leases", status: 404, reason: "NotFound", message: 'namespaces "replicore-system" not found' }] });
+  const op = operator(dev.url);
+  ops.push(op);
+  const { code, lines } = await exitOf(op);
+  assert.equal(code, 1);
+  assert.equal(lines.length, 1, op.stderr);
+  assert.equal(
+    lines[0],
+    'replicore: the lease namespace "replicore-system" does not exist (API: namespaces "replicore-system" not found): create it (kubectl create namespace replicore-system) or pass --lease-namespace NS',
+  );
+  assert.equal(dev.server.stats.requests["create leases"], 1, "no retry loop");
+});
+
 test("a permission lost later is logged and keeps /readyz at 503 until the request succeeds", async () => {
   const denyCreates = { verbs: ["create"], resources: ["pods"], namespaces: ["shop"] };
   const user = { name: SA, deny: [denyCreates] };

@@ -47,8 +47,9 @@ durations: 15s, 500ms, 2m, or a number of milliseconds.
 
 A 401 Unauthorized or 403 Forbidden before the operator runs (the Lease, the first lists
 and watches) ends it with exit status 1 and one line naming the verb, resource, namespace
-and identity, and what to grant or pass. Later, a denial is logged ("not permitted") and
-/readyz answers 503 until that request succeeds again.
+and identity, and what to grant or pass; so does a lease namespace that does not exist.
+Later, a denial is logged ("not permitted") and /readyz answers 503 until that request
+succeeds again.
 `;
 
 /** The lease namespace when neither --lease-namespace nor $POD_NAMESPACE says: node/deploy/rbac.yaml's. */
@@ -188,9 +189,10 @@ export async function operatorCommand(args: string[]): Promise<number> {
   process.once("SIGTERM", () => stopping?.("SIGTERM"));
   process.once("SIGINT", () => stopping?.("SIGINT"));
 
-  /** A denial before the operator runs: stop everything, one line, exit 1. */
-  const refuse = async (d: Denial): Promise<never> => {
-    log.error("not permitted: exiting", denialFields(d));
+  /** A denial (or a missing lease namespace) before the operator runs: stop everything, one line, exit 1. */
+  const refuse = async (d: Denial | string): Promise<never> => {
+    if (typeof d === "string") log.error("cannot start: exiting", { error: d });
+    else log.error("not permitted: exiting", denialFields(d));
     running = false;
     elector?.stop();
     controller.queue.shutDown();
@@ -199,12 +201,12 @@ export async function operatorCommand(args: string[]): Promise<number> {
     ops.server.close();
     // Timers of the API client and the elector must not keep the process.
     setTimeout(() => process.exit(), 500).unref();
-    throw new CliError(describe(d), 1);
+    throw new CliError(typeof d === "string" ? d : describe(d), 1);
   };
 
   if (elector) {
-    const got = await Promise.race([elector.acquire(), stopped.then(() => false), startDenied]);
-    if (typeof got === "object") return refuse(got);
+    const got = await Promise.race([elector.acquire().catch((e: unknown) => (e instanceof Error ? e.message : String(e))), stopped.then(() => false), startDenied]);
+    if (typeof got === "object" || typeof got === "string") return refuse(got);
     if (!got) {
       elector.stop();
       ops.server.close();
