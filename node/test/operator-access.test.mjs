@@ -149,14 +149,17 @@ describe("the operator refused at start-up exits with one line", () => {
     assert.equal(logged.identity, `"${SA}"`);
   });
 
-  test("pods not listable cluster-wide: exit 1 naming list, pods and the cluster scope", async () => {
+  test("pods not listable cluster-wide: exit 1 naming list, pods and the cluster scope; the Lease given up", async () => {
     const dev = await start({ op: { name: SA, deny: [{ verbs: ["list"], resources: ["pods"] }] } });
-    const op = operator(dev.url, ["--kubeconfig", dev.kubeconfig("op"), "--no-leader-elect"]);
+    const op = operator(dev.url, ["--kubeconfig", dev.kubeconfig("op")]);
     ops.push(op);
     const { code, lines } = await exitOf(op);
     assert.equal(code, 1);
     assert.equal(lines.length, 1, op.stderr);
     assert.ok(lines[0].includes(`forbidden: "${SA}" may not list pods cluster-wide: grant "${SA}" "list" on pods cluster-wide`), lines[0]);
+    // It had acquired the Lease before the list was refused: released, so a standby need not wait.
+    const lease = await dev.api.get("/apis/coordination.k8s.io/v1/namespaces/replicore-system/leases/replicore-operator");
+    assert.equal(lease.spec.holderIdentity ?? null, null);
   });
 
   test("an unknown token: exit 1, unauthorized, naming the kubeconfig user", async () => {

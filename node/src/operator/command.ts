@@ -195,6 +195,8 @@ export async function operatorCommand(args: string[]): Promise<number> {
     else log.error("not permitted: exiting", denialFields(d));
     running = false;
     elector?.stop();
+    // Held already (the lists were refused): give it up, so a standby need not wait.
+    await elector?.release().catch(() => {});
     controller.queue.shutDown();
     await controller.stopInformers().catch(() => {});
     ops.server.closeAllConnections();
