@@ -44,9 +44,13 @@ async function start(tokens) {
   return { ...dev, kubeconfig, as };
 }
 
-/** The operator's stderr as lines, and its exit. */
-async function exitOf(op) {
-  const { code } = await op.exited;
+/** The operator's stderr as lines, and its exit (failing, not hanging, if it keeps running). */
+async function exitOf(op, timeoutMs = 30000) {
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`operator still running after ${timeoutMs} ms:\n${op.tail()}`)), timeoutMs);
+  });
+  const { code } = await Promise.race([op.exited, late]).finally(() => clearTimeout(timer));
   const lines = op.stderr.split("\n").filter((l) => l !== "");
   return { code, lines };
 }
@@ -160,6 +164,17 @@ describe("the operator refused at start-up exits with one line", () => {
     // It had acquired the Lease before the list was refused: released, so a standby need not wait.
     const lease = await dev.api.get("/apis/coordination.k8s.io/v1/namespaces/replicore-system/leases/replicore-operator");
     assert.equal(lease.spec.holderIdentity ?? null, null);
+  });
+
+  test("pods listable but not watchable: exit 1 naming watch (the kubeconfig's identity: a watch's answer has no body)", async () => {
+    const dev = await start({ op: { name: SA, deny: [{ verbs: ["watch"], resources: ["pods"] }] } });
+    const op = operator(dev.url, ["--kubeconfig", dev.kubeconfig("op"), "--no-leader-elect"]);
+    ops.push(op);
+    const { code, lines } = await exitOf(op);
+    assert.equal(code, 1);
+    assert.equal(lines.length, 1, op.stderr);
+    assert.match(lines[0], /^replicore: forbidden: kubeconfig user "replicore-dev" \(context "replicore-dev"\) may not watch pods cluster-wide: grant .* "watch" on pods cluster-wide/);
+    assert.equal(op.find("operator running").length, 0);
   });
 
   test("an unknown token: exit 1, unauthorized, naming the kubeconfig user", async () => {

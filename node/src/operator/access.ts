@@ -161,8 +161,7 @@ export class Access {
       const d = denialOf(status, method, url, body, this.kc);
       // A quota's 403 (`exceeded quota`) is the API refusing the object, not a missing permission.
       if (status === 403 && !/User "[^"]*" cannot /.test(d.message)) return;
-      this.denied.set(kindKey(d.verb, d.resource, d.namespace), d);
-      this.onDenied?.(d);
+      this.record(d);
       return;
     }
     if (status >= 200 && status < 300 && this.denied.size > 0) {
@@ -173,10 +172,18 @@ export class Access {
     }
   }
 
-  /** A watch request's failure (client-node's Watch gives the status, not the body). */
+  private record(d: Denial): void {
+    this.denied.set(kindKey(d.verb, d.resource, d.namespace), d);
+    this.onDenied?.(d);
+  }
+
+  /**
+   * A watch request's failure. client-node's Watch gives the status, not the body, so a
+   * watch's 403 is taken as a permission (a watch creates nothing a quota could refuse).
+   */
   observeWatchError(err: unknown, path: string): void {
     const status = (err as { statusCode?: unknown } | null)?.statusCode;
-    if (status === 401 || status === 403) this.observe(status, "GET", `${path}?watch=1`, status === 401 ? "Unauthorized" : "Forbidden");
+    if (status === 401 || status === 403) this.record(denialOf(status, "GET", `${path}?watch=1`, status === 401 ? "Unauthorized" : "Forbidden", this.kc));
   }
 
   /** The watch of `path` is open: a watch denial of it is lifted. */
