@@ -6,6 +6,10 @@ use serde::{Deserialize, Serialize};
 use crate::config::OwnerKind;
 use crate::model::{Pod, ReplicaSet};
 
+/// The content type of every claim patch: upstream's `PatchPod` sends
+/// `types.StrategicMergePatchType` whatever the body.
+pub const STRATEGIC_MERGE_PATCH: &str = "application/strategic-merge-patch+json";
+
 /// What claiming does with one pod.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -24,8 +28,11 @@ pub struct ClaimAction {
     pub namespace: String,
     pub name: String,
     pub uid: String,
-    /// `application/strategic-merge-patch+json` for releases and
-    /// `application/merge-patch+json` for adoptions, as upstream sends them.
+    /// Always `application/strategic-merge-patch+json` ([`STRATEGIC_MERGE_PATCH`]):
+    /// upstream's `PodControl.PatchPod` sends every claim patch, adoption and release,
+    /// as a strategic merge patch. `metadata.ownerReferences` merges by `uid` (its patch
+    /// merge key), so an adoption adds the controller reference beside the pod's other
+    /// owner references; a JSON merge patch would replace the list and drop them.
     pub patch_type: String,
     /// The body, with the pod-UID precondition (`metadata.uid`).
     pub patch: serde_json::Value,
@@ -70,7 +77,9 @@ pub(crate) fn verdict(
     }
 }
 
-/// the adoption patch (`ownerRefControllerPatch`).
+/// the adoption patch (`ownerRefControllerPatch`), sent as a strategic merge patch:
+/// the one reference merges into the pod's `ownerReferences` by `uid`, keeping any
+/// non-controller references the pod already carries.
 pub fn adopt_patch(owner: &ReplicaSet, kind: &OwnerKind, pod: &Pod) -> serde_json::Value {
     serde_json::json!({
         "metadata": {
@@ -104,22 +113,16 @@ pub(crate) fn action(
     pod: &Pod,
     pod_index: usize,
 ) -> ClaimAction {
-    let (patch_type, patch) = match kind {
-        ClaimKind::Adopt => (
-            "application/merge-patch+json",
-            adopt_patch(owner, owner_kind, pod),
-        ),
-        ClaimKind::Release => (
-            "application/strategic-merge-patch+json",
-            release_patch(owner, pod),
-        ),
+    let patch = match kind {
+        ClaimKind::Adopt => adopt_patch(owner, owner_kind, pod),
+        ClaimKind::Release => release_patch(owner, pod),
     };
     ClaimAction {
         kind,
         namespace: pod.metadata.namespace.clone(),
         name: pod.metadata.name.clone(),
         uid: pod.metadata.uid.clone(),
-        patch_type: patch_type.into(),
+        patch_type: STRATEGIC_MERGE_PATCH.into(),
         patch,
         pod_index,
     }

@@ -73,10 +73,15 @@ export async function waitFor(fn, what, timeoutMs = 30000, everyMs = 50) {
  */
 export const FAST_LEASE = ["--lease-duration", "6s", "--renew-deadline", "5s", "--retry-period", "1s"];
 
-/** Spawns `replicore operator --server URL --metrics-port 0 …ARGS` (no --server when ARGS has --kubeconfig); collects its JSON log lines. */
-export function operator(url, args = [], { lease = [], name = "op" } = {}) {
+/**
+ * Spawns `replicore operator --server URL --metrics-port 0 --metrics-host 127.0.0.1 …ARGS`
+ * (no --server when ARGS has --kubeconfig; no --metrics-host when `metricsHost` is null);
+ * collects its JSON log lines.
+ */
+export function operator(url, args = [], { lease = [], name = "op", metricsHost = "127.0.0.1" } = {}) {
   const connect = args.includes("--kubeconfig") ? [] : ["--server", url];
-  const child = spawn(process.execPath, [cli, "operator", ...connect, "--metrics-port", "0", "--metrics-host", "127.0.0.1", ...lease, ...args], {
+  const host = metricsHost === null ? [] : ["--metrics-host", metricsHost];
+  const child = spawn(process.execPath, [cli, "operator", ...connect, "--metrics-port", "0", ...host, ...lease, ...args], {
     cwd: repo,
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -348,7 +348,7 @@ fn plan_adoption_needs_an_owner_recheck() {
         (json!("o"), json!("uid-o"))
     );
     assert_eq!(c["podIndex"], 1);
-    assert_eq!(c["patchType"], "application/merge-patch+json");
+    assert_eq!(c["patchType"], "application/strategic-merge-patch+json");
     assert_eq!(c["patch"]["metadata"]["uid"], "uid-o");
     assert_eq!(c["patch"]["metadata"]["ownerReferences"], controller_ref());
     // With the orphan adopted the owner has its 2 pods.
