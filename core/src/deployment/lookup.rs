@@ -1,0 +1,162 @@
+//! Finding the new and the old ReplicaSets (D-25, D-26), template equality ignoring the
+//! hash label, and upstream's orders of ReplicaSets.
+
+use std::cmp::Ordering;
+
+use serde_json::Value;
+
+use super::model::{Deployment, Rs, HASH_LABEL};
+use super::revision::revision;
+
+/// The wire pod template of a ReplicaSet (`spec.template`), `null` when absent.
+pub fn rs_template(rs: &Rs) -> &Value {
+    rs.wire
+        .get("spec")
+        .and_then(|s| s.get("template"))
+        .unwrap_or(&Value::Null)
+}
+
+/// D-25 `EqualIgnoreHash`: semantic equality of two pod templates with the
+/// `pod-template-hash` label removed from both. Like Go's semantic `DeepEqual` on the
+/// decoded structs, an absent field, `null`, an empty map and an empty list are alike.
+pub fn equal_ignore_hash(a: &Value, b: &Value) -> bool {
+    semantic_eq(&without_hash(a), &without_hash(b))
+}
+
+fn without_hash(t: &Value) -> Value {
+    let mut t = t.clone();
+    if let Some(labels) = t
+        .get_mut("metadata")
+        .and_then(|m| m.get_mut("labels"))
+        .and_then(Value::as_object_mut)
+    {
+        labels.remove(HASH_LABEL);
+    }
+    t
+}
+
+/// Is `v` what Go decodes to a zero/nil value that compares equal to an absent field?
+fn is_empty(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.values().all(is_empty),
+        _ => false,
+    }
+}
+
+/// Structural equality where empty values equal absent ones.
+pub fn semantic_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            x.iter()
+                .all(|(k, v)| y.get(k).map_or_else(|| is_empty(v), |w| semantic_eq(v, w)))
+                && y.iter().all(|(k, w)| x.contains_key(k) || is_empty(w))
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(v, w)| semantic_eq(v, w))
+        }
+        (Value::Number(x), Value::Number(y)) => {
+            x == y || (x.as_f64().is_some() && x.as_f64() == y.as_f64())
+        }
+        _ if is_empty(a) && is_empty(b) => true,
+        _ => a == b,
+    }
+}
+
+/// `ReplicaSetsByCreationTimestamp`: creation time, then name.
+pub fn by_creation(a: &Rs, b: &Rs) -> Ordering {
+    a.metadata
+        .creation_timestamp
+        .cmp(&b.metadata.creation_timestamp)
+        .then_with(|| a.metadata.name.cmp(&b.metadata.name))
+}
+
+/// `ReplicaSetsBySizeNewer` (D-44, scaling up): larger first, ties newer first.
+pub fn by_size_newer(a: &Rs, b: &Rs) -> Ordering {
+    b.spec
+        .desired()
+        .cmp(&a.spec.desired())
+        .then_with(|| by_creation(b, a))
+}
+
+/// `ReplicaSetsBySizeOlder` (D-44, scaling down): larger first, ties older first.
+pub fn by_size_older(a: &Rs, b: &Rs) -> Ordering {
+    b.spec
+        .desired()
+        .cmp(&a.spec.desired())
+        .then_with(|| by_creation(a, b))
+}
+
+/// `ReplicaSetsByRevision` (D-70) as a less-than: revision ascending; creation time then
+/// name when either revision does not parse or they are equal. Not a total order when
+/// revisions do not parse, so the sort algorithm matters: see [`go_sort`].
+pub fn revision_less(a: &Rs, b: &Rs) -> bool {
+    match (revision(&a.metadata), revision(&b.metadata)) {
+        (Some(x), Some(y)) if x != y => x < y,
+        _ => by_creation(a, b) == Ordering::Less,
+    }
+}
+
+/// Go's `sort.Sort` on up to 12 elements is an insertion sort (pdqsort's small case);
+/// with an inconsistent `less` the result depends on that. Larger inputs use a stable
+/// sort (their comparators are total orders here).
+pub fn go_sort<T>(items: &mut [T], less: impl Fn(&T, &T) -> bool) {
+    if items.len() <= 12 {
+        for i in 1..items.len() {
+            let mut j = i;
+            while j > 0 {
+                let swap = match (items.get(j), items.get(j - 1)) {
+                    (Some(x), Some(y)) => less(x, y),
+                    _ => false,
+                };
+                if !swap {
+                    break;
+                }
+                items.swap(j, j - 1);
+                j -= 1;
+            }
+        }
+    } else {
+        items.sort_by(|a, b| {
+            if less(a, b) {
+                Ordering::Less
+            } else if less(b, a) {
+                Ordering::Greater
+            } else {
+                Ordering::Equal
+            }
+        });
+    }
+}
+
+/// D-25 `FindNewReplicaSet`: sorts `rs_list` (creation time, name) in place and returns
+/// the index of the oldest RS whose template equals the deployment's ignoring the hash
+/// label.
+pub fn find_new(d: &Deployment, rs_list: &mut [Rs]) -> Option<usize> {
+    rs_list.sort_by(by_creation);
+    rs_list
+        .iter()
+        .position(|rs| equal_ignore_hash(rs_template(rs), &d.spec.template))
+}
+
+/// D-26 `FindOldReplicaSets` (all of them): every RS but the new one, in list order.
+pub fn find_old(d: &Deployment, rs_list: &mut [Rs]) -> (Option<Rs>, Vec<Rs>) {
+    let new = find_new(d, rs_list);
+    let new_rs = new.and_then(|i| rs_list.get(i).cloned());
+    let old = rs_list
+        .iter()
+        .filter(|rs| {
+            new_rs
+                .as_ref()
+                .is_none_or(|n| n.metadata.uid != rs.metadata.uid)
+        })
+        .cloned()
+        .collect();
+    (new_rs, old)
+}
+
+/// "Active": `spec.replicas > 0` (`FilterActiveReplicaSets`).
+pub fn is_active(rs: &Rs) -> bool {
+    rs.spec.desired() > 0
+}
