@@ -46,6 +46,7 @@
 pub mod availability;
 pub mod claim;
 pub mod config;
+pub mod deployment;
 pub mod digest;
 pub mod error;
 pub mod events;

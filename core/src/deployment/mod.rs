@@ -1,0 +1,4 @@
+//! The Deployment controller's decisions (D-xx rules).
+
+mod go_layout;
+pub mod hash;
