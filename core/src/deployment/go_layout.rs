@@ -1610,3 +1610,117 @@ pub(crate) fn underlying(name: &str) -> Option<&'static str> {
         .and_then(|i| NAMED.get(i))
         .map(|(_, u)| *u)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    const BASIC: &[&str] = &["string", "bool", "int32", "int64", "uint8", "uint64"];
+    /// Types only ever behind a nil pointer (see the module docs of `hash`).
+    const OPAQUE: &[&str] = &["inf.Dec", "time.Location"];
+
+    /// The struct types a Go type refers to; panics on a type the table cannot resolve.
+    fn structs_in(ty: &str, out: &mut Vec<&'static str>) {
+        if let Some(elem) = ty.strip_prefix('*') {
+            if OPAQUE.contains(&elem) {
+                return;
+            }
+            return structs_in(elem, out);
+        }
+        if let Some(elem) = ty.strip_prefix("[]") {
+            return structs_in(elem, out);
+        }
+        if let Some(rest) = ty.strip_prefix("map[") {
+            let (k, v) = rest.split_once(']').unwrap();
+            let key = underlying(k).unwrap_or(k);
+            assert_eq!(key, "string", "map key of {ty}");
+            structs_in(k, out);
+            return structs_in(v, out);
+        }
+        if BASIC.contains(&ty) {
+            return;
+        }
+        if let Some(s) = struct_type(ty) {
+            out.push(s.name);
+            return;
+        }
+        let u = underlying(ty).unwrap_or_else(|| panic!("no layout for {ty}"));
+        structs_in(u, out)
+    }
+
+    #[test]
+    fn tables_are_sorted_for_binary_search() {
+        assert!(STRUCTS.windows(2).all(|w| w[0].name < w[1].name));
+        assert!(NAMED.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(STRUCTS.iter().all(|s| struct_type(s.name).is_some()));
+        assert_eq!(
+            underlying("v1.ResourceList"),
+            Some("map[v1.ResourceName]resource.Quantity")
+        );
+        assert!(struct_type("v1.Nope").is_none());
+    }
+
+    #[test]
+    fn every_type_resolves_and_every_struct_is_reachable() {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec!["v1.PodTemplateSpec"];
+        while let Some(name) = todo.pop() {
+            if !seen.insert(name) {
+                continue;
+            }
+            let s = struct_type(name).unwrap();
+            for f in s.fields {
+                structs_in(f.ty, &mut todo);
+                if f.json == Json::Inline {
+                    assert_eq!(
+                        struct_type(f.ty).map(|s| s.decode),
+                        Some(Decode::Object),
+                        "{name}.{}",
+                        f.go
+                    );
+                }
+            }
+        }
+        let all: BTreeSet<_> = STRUCTS.iter().map(|s| s.name).collect();
+        assert_eq!(seen, all);
+        assert_eq!(STRUCTS.len(), 120);
+    }
+
+    /// encoding/json resolves a member through the struct's fields and those promoted from
+    /// inline structs, exactly or case-insensitively; with no two such names equal under
+    /// case folding, no precedence rule is ever needed.
+    #[test]
+    fn json_names_are_unique_under_case_folding() {
+        fn names(s: &GoStruct, out: &mut Vec<String>) {
+            for f in s.fields {
+                match f.json {
+                    Json::Key(k) => out.push(k.to_ascii_uppercase()),
+                    Json::Inline => names(struct_type(f.ty).unwrap(), out),
+                    Json::Skip => {}
+                }
+            }
+        }
+        for s in STRUCTS.iter().filter(|s| s.decode == Decode::Object) {
+            let mut n = Vec::new();
+            names(s, &mut n);
+            let unique: BTreeSet<_> = n.iter().collect();
+            assert_eq!(unique.len(), n.len(), "{}", s.name);
+        }
+    }
+
+    #[test]
+    fn spot_checks_against_upstream_v1_36() {
+        let count = |n| struct_type(n).unwrap().fields.len();
+        assert_eq!(count("v1.PodSpec"), 42);
+        assert_eq!(count("v1.Container"), 25);
+        assert_eq!(count("v1.VolumeSource"), 30);
+        assert_eq!(count("v1.ObjectMeta"), 15);
+        let last = |n| struct_type(n).unwrap().fields.last().unwrap().go;
+        assert_eq!(last("v1.PodSpec"), "SchedulingGroup");
+        assert_eq!(last("v1.VolumeSource"), "Image");
+        let volume = struct_type("v1.Volume").unwrap();
+        assert_eq!(volume.fields[1].json, Json::Inline);
+        assert_eq!(volume.fields[1].go, "VolumeSource");
+    }
+}

@@ -709,3 +709,337 @@ fn parse_quantity(s: &str) -> Result<Int64Quantity<'_>, QuantityError> {
         format,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A template as the API server defaults it (vector deployment-hash-0002).
+    fn nginx() -> Value {
+        json!({"metadata": {"labels": {"app": "nginx"}}, "spec": {"containers": [{"name": "nginx",
+            "image": "registry.example.com/core/nginx:1.6.9",
+            "resources": {"requests": {"cpu": "250m", "memory": "1Gi"}},
+            "readinessProbe": {"httpGet": {"path": "/healthz", "port": 8080, "scheme": "HTTP"},
+                "timeoutSeconds": 1, "periodSeconds": 10, "successThreshold": 1, "failureThreshold": 3},
+            "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File",
+            "imagePullPolicy": "IfNotPresent"}], "restartPolicy": "Always",
+            "terminationGracePeriodSeconds": 30, "dnsPolicy": "ClusterFirst",
+            "nodeSelector": {"kubernetes.io/os": "linux", "node-role": "a"}, "securityContext": {},
+            "schedulerName": "default-scheduler"}})
+    }
+
+    fn fnv(bytes: &[u8]) -> u32 {
+        let mut h = Fnv32a::new();
+        h.write(bytes);
+        h.sum()
+    }
+
+    fn dump(v: Value) -> String {
+        template_dump(&v).unwrap()
+    }
+
+    fn error_path(v: Value) -> String {
+        template_dump(&v).unwrap_err().path().to_owned()
+    }
+
+    #[test]
+    fn fnv1a_32_known_values() {
+        assert_eq!(fnv(b""), 0x811c_9dc5);
+        assert_eq!(fnv(b"a"), 0xe40c_292c);
+        assert_eq!(fnv(b"foobar"), 0xbf9c_f968);
+        // Writing in pieces is writing the concatenation.
+        let mut h = Fnv32a::new();
+        h.write(b"foo");
+        h.write(b"bar");
+        assert_eq!(h.sum(), 0xbf9c_f968);
+    }
+
+    #[test]
+    fn safe_alphabet_maps_each_decimal_digit() {
+        assert_eq!(safe_encode(1_902_517_060), "5f4695c4b4");
+        assert_eq!(safe_encode(0), "4");
+        assert_eq!(safe_encode(123_456_789), "56789bcdf");
+        assert_eq!(safe_encode(u32::MAX), "86f8fbc6f9");
+    }
+
+    #[test]
+    fn collision_count_is_u32_little_endian_then_four_zero_bytes() {
+        assert_eq!(collision_bytes(0), [0; 8]);
+        assert_eq!(collision_bytes(256), [0, 1, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(collision_bytes(i32::MAX), [255, 255, 255, 127, 0, 0, 0, 0]);
+        assert_eq!(collision_bytes(-1), [255, 255, 255, 255, 0, 0, 0, 0]);
+        let t = nginx();
+        let mut text = template_dump(&t).unwrap().into_bytes();
+        assert_eq!(template_fnv32a(&t, None).unwrap(), fnv(&text));
+        text.extend_from_slice(&[11, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(template_fnv32a(&t, Some(11)).unwrap(), fnv(&text));
+        assert_ne!(
+            template_fnv32a(&t, Some(0)).unwrap(),
+            template_fnv32a(&t, None).unwrap()
+        );
+    }
+
+    #[test]
+    fn a_recorded_vector() {
+        assert_eq!(template_fnv32a(&nginx(), Some(11)).unwrap(), 106_510_393);
+        assert_eq!(pod_template_hash(&nginx(), Some(11)).unwrap(), "54b9547f7");
+    }
+
+    #[test]
+    fn empty_template_is_the_zero_value() {
+        let text = dump(json!({}));
+        assert!(text.starts_with(
+            "(v1.PodTemplateSpec){ObjectMeta:(v1.ObjectMeta){Name:(string) GenerateName:(string) \
+             Namespace:(string) SelfLink:(string) UID:(types.UID) ResourceVersion:(string) \
+             Generation:(int64)0 CreationTimestamp:(v1.Time){Time:(time.Time){wall:(uint64)0 \
+             ext:(int64)0 loc:(*time.Location)<nil>}} DeletionTimestamp:(*v1.Time)<nil> "
+        ));
+        assert!(text.contains("} Spec:(v1.PodSpec){Volumes:([]v1.Volume)<nil> InitContainers:"));
+        assert!(text.ends_with(" SchedulingGroup:(*v1.PodSchedulingGroup)<nil>}}"));
+        // null members and a null template decode to the same zero value.
+        assert_eq!(dump(json!(null)), text);
+        assert_eq!(
+            dump(json!({"metadata": null, "spec": {"hostname": null}})),
+            text
+        );
+        assert_eq!(
+            pod_template_hash(&json!({}), None).unwrap(),
+            safe_encode(fnv(text.as_bytes()))
+        );
+    }
+
+    #[test]
+    fn quantities_render_their_int64_form() {
+        let text = dump(json!({"spec": {"containers": [{"resources": {"limits": {
+            "memory": "256Mi", "cpu": "1", "ephemeral-storage": " 1Gi "}}}]}}));
+        assert!(text.contains(
+            "Limits:(v1.ResourceList)map[cpu:{i:(resource.int64Amount){value:(int64)1 \
+             scale:(resource.Scale)0} d:(resource.infDecAmount){Dec:(*inf.Dec)<nil>} s:(string)1 \
+             Format:(resource.Format)DecimalSI} ephemeral-storage:{i:(resource.int64Amount)\
+             {value:(int64)1073741824 scale:(resource.Scale)0} d:(resource.infDecAmount)\
+             {Dec:(*inf.Dec)<nil>} s:(string)1Gi Format:(resource.Format)BinarySI} \
+             memory:{i:(resource.int64Amount){value:(int64)268435456 scale:(resource.Scale)0} \
+             d:(resource.infDecAmount){Dec:(*inf.Dec)<nil>} s:(string) \
+             Format:(resource.Format)BinarySI}] Requests:(v1.ResourceList)<nil>"
+        ));
+        // A pointer to a quantity (emptyDir.sizeLimit) prints its type once.
+        let text =
+            dump(json!({"spec": {"volumes": [{"name": "v", "emptyDir": {"sizeLimit": 500}}]}}));
+        assert!(text.contains(
+            "EmptyDir:(*v1.EmptyDirVolumeSource){Medium:(v1.StorageMedium) \
+             SizeLimit:(*resource.Quantity){i:(resource.int64Amount){value:(int64)500 \
+             scale:(resource.Scale)0} d:(resource.infDecAmount){Dec:(*inf.Dec)<nil>} \
+             s:(string)500 Format:(resource.Format)DecimalSI}}"
+        ));
+    }
+
+    #[test]
+    fn parse_quantity_follows_the_int64_fast_path() {
+        let q = |s| parse_quantity(s).map(|q| (q.value, q.scale, q.cached, q.format));
+        assert_eq!(q("0"), Ok((0, 0, Some("0"), DECIMAL_SI)));
+        assert_eq!(q("00"), Ok((0, 0, None, DECIMAL_SI)));
+        assert_eq!(q("100m"), Ok((100, -3, Some("100m"), DECIMAL_SI)));
+        assert_eq!(q("1000m"), Ok((1000, -3, None, DECIMAL_SI)));
+        assert_eq!(q("1.5"), Ok((15, -1, None, DECIMAL_SI)));
+        assert_eq!(q("1.500"), Ok((1500, -3, Some("1.500"), DECIMAL_SI)));
+        assert_eq!(q("0.5"), Ok((5, -1, None, DECIMAL_SI)));
+        assert_eq!(q("-2k"), Ok((-2, 3, Some("-2k"), DECIMAL_SI)));
+        assert_eq!(q("+2k"), Ok((2, 3, Some("+2k"), DECIMAL_SI)));
+        assert_eq!(q("1Ki"), Ok((1024, 0, Some("1Ki"), BINARY_SI)));
+        assert_eq!(q("8Ki"), Ok((8192, 0, None, BINARY_SI)));
+        assert_eq!(q("12e6"), Ok((12, 6, Some("12e6"), DECIMAL_EXPONENT)));
+        assert_eq!(q("1E+3"), Ok((1, 3, Some("1E+3"), DECIMAL_EXPONENT)));
+        assert_eq!(q("5e-1"), Ok((5, -1, None, DECIMAL_EXPONENT)));
+        assert_eq!(q("1E"), Ok((1, 18, Some("1E"), DECIMAL_SI)));
+        assert_eq!(q("3Ti"), Ok((3 << 40, 0, Some("3Ti"), BINARY_SI)));
+        // What upstream keeps as inf.Dec.
+        assert_eq!(q("1.5n"), Err(QuantityError::Inexact));
+        assert_eq!(q("1234567890123456789"), Err(QuantityError::Inexact));
+        assert_eq!(q("1.5Gi"), Err(QuantityError::Inexact));
+        assert_eq!(q("1Pi"), Err(QuantityError::Inexact));
+        // What upstream refuses.
+        for bad in ["", "abc", "1x", "1Ki3", "1e", "1.2.3", "--1", "1 m"] {
+            assert!(matches!(q(bad), Err(QuantityError::Invalid(_))), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn unrepresentable_quantities_are_errors() {
+        for v in [
+            json!("1.5n"),
+            json!(0.5),
+            json!("12345678901234567890"),
+            json!(true),
+        ] {
+            let e = template_dump(&json!({"spec": {"overhead": {"cpu": v}}})).unwrap_err();
+            assert_eq!(e.path(), "spec.overhead.cpu", "{v}");
+        }
+    }
+
+    #[test]
+    fn map_keys_are_sorted_bytewise_and_empty_collections_are_not_nil() {
+        let text = dump(
+            json!({"metadata": {"labels": {"b": "2", "a": "1", "B": "0", "": "e"}},
+            "spec": {"nodeSelector": {}, "containers": [{"args": [], "command": null}]}}),
+        );
+        assert!(text.contains("Labels:(map[string]string)map[:e B:0 a:1 b:2] Annotations:"));
+        assert!(text.contains("NodeSelector:(map[string]string)map[] "));
+        assert!(text.contains("Command:([]string)<nil> Args:([]string)[] WorkingDir:"));
+    }
+
+    #[test]
+    fn int_or_string_and_pointers() {
+        let text = dump(
+            json!({"spec": {"containers": [{"livenessProbe": {"tcpSocket": {"port": "http"}},
+            "securityContext": {"runAsUser": 1000, "privileged": false}}]}}),
+        );
+        assert!(text.contains(
+            "TCPSocket:(*v1.TCPSocketAction){Port:(intstr.IntOrString){Type:(intstr.Type)1 \
+             IntVal:(int32)0 StrVal:(string)http} Host:(string)}"
+        ));
+        assert!(text.contains("Privileged:(*bool)false"));
+        assert!(text.contains("RunAsUser:(*int64)1000"));
+    }
+
+    #[test]
+    fn members_match_case_insensitively_as_in_encoding_json() {
+        let plain = dump(json!({"spec": {"containers": [{"name": "x", "stdin": true}]}}));
+        assert_eq!(
+            dump(json!({"Spec": {"CONTAINERS": [{"Name": "x", "stdIn": true}]}})),
+            plain
+        );
+        // ſ (U+017F) folds to S, K (Kelvin sign) to K.
+        assert!(folds_to("\u{17f}pec", "spec"));
+        assert!(folds_to("\u{212a}ind", "kind"));
+        assert!(!folds_to("spec2", "spec"));
+        assert!(!folds_to("spe", "spec"));
+        assert!(!folds_to("sp\u{e9}c", "spec"));
+        // Several members for one field: the same value is fine, different values are refused.
+        assert_eq!(
+            dump(json!({"spec": {"hostname": "a", "Hostname": "a"}})),
+            dump(json!({"spec": {"hostname": "a"}}))
+        );
+        assert_eq!(
+            error_path(json!({"spec": {"hostname": "a", "Hostname": "b"}})),
+            "spec.hostname"
+        );
+        // Members naming no field are ignored.
+        assert_eq!(
+            dump(
+                json!({"spec": {"containers": [{"name": "x", "stdin": true, "bogus": [1]}]}, "status": {}})
+            ),
+            plain
+        );
+    }
+
+    #[test]
+    fn wrong_types_name_the_field_path() {
+        let port = json!({"spec": {"containers": [{"ports": [{"containerPort": 80}, {"containerPort": "80"}]}]}});
+        assert_eq!(
+            error_path(port),
+            "spec.containers[0].ports[1].containerPort"
+        );
+        assert_eq!(
+            error_path(json!({"metadata": {"labels": {"app": 1}}})),
+            "metadata.labels.app"
+        );
+        assert_eq!(
+            error_path(json!({"spec": {"hostNetwork": "true"}})),
+            "spec.hostNetwork"
+        );
+        assert_eq!(
+            error_path(json!({"spec": {"priority": 2_147_483_648_i64}})),
+            "spec.priority"
+        );
+        assert_eq!(
+            error_path(json!({"spec": {"priority": 1.0}})),
+            "spec.priority"
+        );
+        assert_eq!(error_path(json!({"spec": {"volumes": {}}})), "spec.volumes");
+        assert_eq!(
+            error_path(json!({"spec": {"volumes": [{"name": "v", "hostPath": "/x"}]}})),
+            "spec.volumes[0].hostPath"
+        );
+        assert_eq!(error_path(json!([])), "");
+        assert_eq!(
+            error_path(json!({"metadata": {"creationTimestamp": "2026-01-01T00:00:00Z"}})),
+            "metadata.creationTimestamp"
+        );
+        assert_eq!(
+            error_path(json!({"metadata": {"managedFields": [{"fieldsV1": {"f:spec": {}}}]}})),
+            "metadata.managedFields[0].fieldsV1"
+        );
+        let e = pod_template_hash(&json!({"spec": {"hostNetwork": 1}}), None).unwrap_err();
+        assert_eq!(
+            e.under("spec.template").path(),
+            "spec.template.spec.hostNetwork"
+        );
+    }
+
+    /// Every subtree of a realistic template replaced by values of every JSON type: the
+    /// result is a dump or an error naming a path at or below the replaced one, never a
+    /// panic.
+    #[test]
+    fn any_value_anywhere_is_a_dump_or_a_path_error() {
+        /// (JSON pointer, error path) of every member and element.
+        fn paths(v: &Value, ptr: &str, at: &str, out: &mut Vec<(String, String)>) {
+            let children: Vec<(String, String, &Value)> = match v {
+                Value::Object(m) => m
+                    .iter()
+                    .map(|(k, c)| {
+                        let p = if at.is_empty() {
+                            k.clone()
+                        } else {
+                            format!("{at}.{k}")
+                        };
+                        (
+                            format!("{ptr}/{}", k.replace('~', "~0").replace('/', "~1")),
+                            p,
+                            c,
+                        )
+                    })
+                    .collect(),
+                Value::Array(a) => a
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| (format!("{ptr}/{i}"), format!("{at}[{i}]"), c))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            for (p, a, c) in children {
+                out.push((p.clone(), a.clone()));
+                paths(c, &p, &a, out);
+            }
+        }
+        let mut base = nginx();
+        base["spec"]["volumes"] = json!([{"name": "c", "configMap": {"name": "c", "items": [{"key": "k", "path": "p"}]}}]);
+        base["spec"]["tolerations"] =
+            json!([{"key": "k", "operator": "Exists", "tolerationSeconds": 5}]);
+        let mut all = Vec::new();
+        paths(&base, "", "", &mut all);
+        let replacements = [
+            json!(null),
+            json!(true),
+            json!(-1),
+            json!(1.5),
+            json!("x"),
+            json!([]),
+            json!({}),
+            json!([1, "a"]),
+            json!({"a": [null]}),
+        ];
+        let mut errors = 0;
+        for (pointer, path) in &all {
+            for r in &replacements {
+                let mut t = base.clone();
+                *t.pointer_mut(pointer).unwrap() = r.clone();
+                if let Err(e) = template_dump(&t) {
+                    errors += 1;
+                    assert!(e.path().starts_with(path.as_str()), "{path} := {r}: {e}");
+                }
+            }
+        }
+        assert!(errors > 100, "{errors}");
+    }
+}
