@@ -23,6 +23,8 @@
 //! - `json_skip/10k`: the same bytes checked as UTF-8 and read by serde_json into nothing
 //!   (`IgnoredAny`): the floor of any reading of them with serde_json, which
 //!   `json_to_plan` starts from.
+//! - `template_hash`: `deployment::hash::pod_template_hash` of the ReplicaSet's pod
+//!   template (JSON → go-spew text → FNV-1a → label value), with a collision count.
 
 use std::cell::OnceCell;
 use std::hint::black_box;
@@ -479,6 +481,14 @@ fn benches(c: &mut Criterion) {
         });
         g.finish();
     }
+
+    // template_hash: the pod-template-hash of the ReplicaSet's (realistic) pod template.
+    let rs_json: serde_json::Value =
+        serde_json::from_slice(&data("replicaset.json")).expect("replicaset.json");
+    let template = &rs_json["spec"]["template"];
+    c.bench_function("template_hash", |b| {
+        b.iter(|| replicore::deployment::hash::pod_template_hash(black_box(template), Some(3)))
+    });
 }
 
 criterion_group! {

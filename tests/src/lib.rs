@@ -23,8 +23,8 @@ use replicore::time::{Duration, Time};
 use replicore::{Config, FeatureGates, OwnerKind, SyncInput};
 use serde_json::{json, Value};
 
-/// The kinds of vectors, in report order.
-pub const KINDS: [&str; 7] = [
+/// The kinds of vectors this runner judges, in report order.
+pub const KINDS: [&str; 8] = [
     "rank",
     "sync",
     "status",
@@ -32,6 +32,7 @@ pub const KINDS: [&str; 7] = [
     "slowstart",
     "expectations",
     "deployment-sync",
+    "deployment-hash",
 ];
 
 /// A failed case: what differed.
@@ -104,22 +105,40 @@ impl Report {
 }
 
 /// Finds `<kind>.json` or `<kind>.json.gz` in `dir` or, failing that, in its
-/// subdirectories (depth first, in name order).
+/// subdirectories (`deployment/deployment-hash.json.gz`).
 pub fn vector_file(dir: &Path, kind: &str) -> Option<PathBuf> {
-    let here = [format!("{kind}.json"), format!("{kind}.json.gz")]
+    vector_files(dir)
         .into_iter()
-        .map(|f| dir.join(f))
-        .find(|p| p.is_file());
-    if here.is_some() {
-        return here;
+        .find_map(|(k, p)| (k == kind).then_some(p))
+}
+
+/// Every `<kind>.json[.gz]` file under `dir`, recursively, as (kind named by the file name,
+/// path): files directly in `dir` first, then subdirectories, each level sorted by name.
+pub fn vector_files(dir: &Path) -> Vec<(String, PathBuf)> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    let mut files = Vec::new();
+    let mut subdirs = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            subdirs.push(path);
+            continue;
+        }
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let kind = name
+            .strip_suffix(".json.gz")
+            .or_else(|| name.strip_suffix(".json"));
+        if let Some(kind) = kind {
+            files.push((kind.to_owned(), path.clone()));
+        }
     }
-    let mut subdirs: Vec<PathBuf> = std::fs::read_dir(dir)
-        .ok()?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_dir())
-        .collect();
-    subdirs.sort();
-    subdirs.into_iter().find_map(|d| vector_file(&d, kind))
+    for sub in subdirs {
+        files.extend(vector_files(&sub));
+    }
+    files
 }
 
 /// Reads a vector file (gzip or plain) as a JSON array of cases.
@@ -137,19 +156,27 @@ pub fn load(path: &Path) -> Result<Vec<Value>, String> {
     serde_json::from_slice(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// Runs every kind found in `dir`. A kind whose file is missing is reported as an error.
+/// Runs every vector file of a known kind found under `dir` (recursively), one report per
+/// kind in [`KINDS`] order; files of other kinds are skipped.
 pub fn run_dir(dir: &Path) -> Result<Report, String> {
     let mut report = Report::default();
-    let mut found = 0;
+    let files = vector_files(dir);
     for kind in KINDS {
-        let Some(path) = vector_file(dir, kind) else {
-            continue;
-        };
-        found += 1;
-        let cases = load(&path)?;
-        report.kinds.push(run_kind(kind, &cases));
+        let mut kind_report: Option<KindReport> = None;
+        for (_, path) in files.iter().filter(|(k, _)| k == kind) {
+            let cases = load(path)?;
+            let r = run_kind(kind, &cases);
+            match &mut kind_report {
+                Some(all) => {
+                    all.passed += r.passed;
+                    all.failures.extend(r.failures);
+                }
+                None => kind_report = Some(r),
+            }
+        }
+        report.kinds.extend(kind_report);
     }
-    if found == 0 {
+    if report.kinds.is_empty() {
         return Err(format!("no vector files in {}", dir.display()));
     }
     Ok(report)
@@ -163,7 +190,9 @@ pub fn run_kind(kind: &str, cases: &[Value]) -> KindReport {
     };
     for case in cases {
         let name = case["name"].as_str().unwrap_or("?").to_owned();
-        let judged = std::panic::catch_unwind(|| judge(kind, case)).unwrap_or_else(|_| {
+        // A case names its own kind; the file name is the fallback.
+        let case_kind = case["kind"].as_str().unwrap_or(kind);
+        let judged = std::panic::catch_unwind(|| judge(case_kind, case)).unwrap_or_else(|_| {
             Err(fail(
                 &name,
                 "panic",
@@ -189,8 +218,66 @@ pub fn judge(kind: &str, case: &Value) -> Judged {
         "slowstart" => judge_slowstart(case),
         "expectations" => judge_expectations(case),
         "deployment-sync" => judge_deployment_sync(case),
+        "deployment-hash" => judge_deployment_hash(case),
         other => Err(fail("?", "kind", "a known kind", other)),
     }
+}
+
+/// `deployment-hash`: the `pod-template-hash` of `input.template` with
+/// `input.collisionCount`, judged exactly; on a difference the FNV-1a sum and the first
+/// differing position of the go-spew text are reported (`fnv32a` and `dump` are
+/// diagnostics).
+fn judge_deployment_hash(case: &Value) -> Judged {
+    use replicore::deployment::hash;
+    let name = name_of(case);
+    let input = &case["input"];
+    let expect = &case["expect"];
+    let collision_count = match &input["collisionCount"] {
+        Value::Null => None,
+        v => Some(
+            v.as_i64()
+                .and_then(|n| i32::try_from(n).ok())
+                .ok_or_else(|| fail(&name, "input.collisionCount", "an int32", v))?,
+        ),
+    };
+    let template = &input["template"];
+    let got = hash::pod_template_hash(template, collision_count)
+        .map_err(|e| fail(&name, "hash", &expect["hash"], format!("error: {e}")))?;
+    if expect["hash"].as_str() == Some(got.as_str()) {
+        return Ok(());
+    }
+    let fnv = hash::template_fnv32a(template, collision_count).ok();
+    let want_dump = expect["dump"].as_str().unwrap_or("");
+    let got_dump = hash::template_dump(template).unwrap_or_default();
+    let at = want_dump
+        .bytes()
+        .zip(got_dump.bytes())
+        .position(|(a, b)| a != b)
+        .unwrap_or(want_dump.len().min(got_dump.len()));
+    let around = |s: &str| {
+        let start = at.saturating_sub(40);
+        let bytes = s.as_bytes();
+        let end = (at + 40).min(bytes.len());
+        String::from_utf8_lossy(bytes.get(start..end).unwrap_or(&[])).into_owned()
+    };
+    let dump_note = if want_dump == got_dump {
+        "dumps equal".to_owned()
+    } else {
+        format!(
+            "dump differs at byte {at}: expected …{}… got …{}…",
+            around(want_dump),
+            around(&got_dump)
+        )
+    };
+    Err(Failure {
+        case: name,
+        field: format!(
+            "hash (fnv32a expected {}, got {fnv:?}; {dump_note})",
+            expect["fnv32a"]
+        ),
+        expected: format!("{:?}", expect["hash"]),
+        got: format!("{got:?}"),
+    })
 }
 
 fn name_of(case: &Value) -> String {
@@ -975,7 +1062,7 @@ use replicore::deployment::{
 };
 
 /// Judge `newReplicaSetHash` (only once the engine hashes as upstream does).
-const JUDGE_DEPLOYMENT_HASH: bool = false;
+const JUDGE_DEPLOYMENT_HASH: bool = true;
 
 /// Missing, `null`, `{}` and `[]` are alike; everything else compared as is.
 fn dep_norm(v: &Value) -> Value {

@@ -57,6 +57,29 @@ fn expectations_vectors() {
     run("expectations", 80);
 }
 
+#[test]
+fn deployment_hash_vectors() {
+    run("deployment-hash", 300);
+}
+
+/// A wrong expected hash is caught, and the report points into the dump.
+#[test]
+fn judge_rejects_a_wrong_hash() {
+    let path = replicore_tests::vector_file(vectors(), "deployment-hash").expect("vector file");
+    let mut cases = replicore_tests::load(&path).expect("readable");
+    let case = cases.get_mut(0).expect("a case");
+    case["expect"]["hash"] = serde_json::json!("bcdfghjkl");
+    let failure = replicore_tests::judge("deployment-hash", case).expect_err("judged wrong");
+    assert!(failure.field.contains("dumps equal"), "{failure}");
+    case["expect"]["dump"] =
+        serde_json::json!("(v1.PodTemplateSpec){ObjectMeta:(v1.ObjectMeta){Name:(string)x");
+    let failure = replicore_tests::judge("deployment-hash", case).expect_err("judged wrong");
+    assert!(
+        failure.field.contains("dump differs at byte 61"),
+        "{failure}"
+    );
+}
+
 /// The judge itself must be able to fail: a deliberately wrong engine answer is caught.
 #[test]
 fn judge_rejects_a_wrong_answer() {

@@ -30,6 +30,7 @@
 pub mod claim;
 pub mod cleanup;
 pub mod events;
+mod go_layout;
 pub mod handlers;
 pub mod hash;
 pub mod lookup;
