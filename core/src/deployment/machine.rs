@@ -24,7 +24,7 @@ use crate::time::{Duration, Time};
 use super::model::{Deployment, Rs, Wire};
 
 /// Everything one sync decides from: the informer cache at an instant.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DeploymentSyncInput {
     /// The controller clock: new condition times, progress deadline, requeue.
@@ -41,19 +41,67 @@ pub struct DeploymentSyncInput {
     #[serde(default)]
     pub replica_sets: Vec<Rs>,
     /// The pods the cache holds (only Recreate reads them, D-61).
-    #[serde(default, deserialize_with = "crate::objects::objects")]
     pub pods: Vec<Pod>,
+}
+
+/// The wire form of [`DeploymentSyncInput`]: objects read as JSON first, then each
+/// converted with its own path.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WireInput {
+    now: Time,
+    #[serde(default)]
+    feature_gates: FeatureGates,
+    key: String,
+    #[serde(default)]
+    deployment: Option<Value>,
+    #[serde(default)]
+    replica_sets: Option<Vec<Value>>,
+    #[serde(default, deserialize_with = "crate::objects::objects")]
+    pods: Vec<Pod>,
+}
+
+impl WireInput {
+    fn convert(self) -> Result<DeploymentSyncInput> {
+        let deployment = match self.deployment {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(Wire::from_value(v).map_err(|e| e.under("deployment"))?),
+        };
+        let replica_sets = self
+            .replica_sets
+            .unwrap_or_default()
+            .into_iter()
+            .enumerate()
+            .map(|(i, v)| Wire::from_value(v).map_err(|e| e.under(&format!("replicaSets[{i}]"))))
+            .collect::<Result<Vec<Rs>>>()?;
+        Ok(DeploymentSyncInput {
+            now: self.now,
+            feature_gates: self.feature_gates,
+            key: self.key,
+            deployment,
+            replica_sets,
+            pods: self.pods,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for DeploymentSyncInput {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        WireInput::deserialize(d)?
+            .convert()
+            .map_err(serde::de::Error::custom)
+    }
 }
 
 impl DeploymentSyncInput {
     /// Parses a sync input from JSON text, naming the field path of any error.
     pub fn from_json(bytes: &[u8]) -> Result<Self> {
-        crate::input::from_json(bytes)
+        crate::input::from_json::<WireInput>(bytes)?.convert()
     }
 
     /// Parses a sync input from a JSON value, naming the field path of any error.
     pub fn from_value(value: Value) -> Result<Self> {
-        crate::input::from_value(value)
+        crate::input::from_value::<WireInput>(value)?.convert()
     }
 }
 
