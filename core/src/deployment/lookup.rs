@@ -20,19 +20,41 @@ pub fn rs_template(rs: &Rs) -> &Value {
 /// `pod-template-hash` label removed from both. Like Go's semantic `DeepEqual` on the
 /// decoded structs, an absent field, `null`, an empty map and an empty list are alike.
 pub fn equal_ignore_hash(a: &Value, b: &Value) -> bool {
-    semantic_eq(&without_hash(a), &without_hash(b))
+    // Compared in place (no copies): the root, its `metadata`, then `labels` without the
+    // hash label, each by the same rules as [`semantic_eq`].
+    fields_eq(a, b, &|key, x, y| match key {
+        "metadata" => fields_eq(x, y, &|key, x, y| match key {
+            "labels" => fields_eq(x, y, &|key, x, y| key == HASH_LABEL || semantic_eq(x, y)),
+            _ => semantic_eq(x, y),
+        }),
+        _ => semantic_eq(x, y),
+    })
 }
 
-fn without_hash(t: &Value) -> Value {
-    let mut t = t.clone();
-    if let Some(labels) = t
-        .get_mut("metadata")
-        .and_then(|m| m.get_mut("labels"))
-        .and_then(Value::as_object_mut)
-    {
-        labels.remove(HASH_LABEL);
-    }
-    t
+/// Two values equal field by field by `field_eq` when both are objects (a field absent
+/// from one side is compared with `null`); otherwise [`semantic_eq`].
+fn fields_eq(a: &Value, b: &Value, field_eq: &dyn Fn(&str, &Value, &Value) -> bool) -> bool {
+    const NULL: Value = Value::Null;
+    let empty = serde_json::Map::new();
+    let as_map = |v: &'_ Value| -> Option<bool> {
+        match v {
+            Value::Object(_) => Some(true),
+            v if is_empty(v) => Some(false),
+            _ => None,
+        }
+    };
+    let (x, y) = match (as_map(a), as_map(b)) {
+        (Some(_), Some(_)) => (
+            a.as_object().unwrap_or(&empty),
+            b.as_object().unwrap_or(&empty),
+        ),
+        _ => return semantic_eq(a, b),
+    };
+    x.iter()
+        .all(|(k, v)| field_eq(k, v, y.get(k).unwrap_or(&NULL)))
+        && y.iter()
+            .filter(|(k, _)| !x.contains_key(*k))
+            .all(|(k, w)| field_eq(k, &NULL, w))
 }
 
 /// Is `v` what Go decodes to a zero/nil value that compares equal to an absent field?
