@@ -13,6 +13,10 @@
 //! [`slowstart`], [`rank`], [`status`], [`availability`], [`events`], [`sync`].
 //! Hosts that stream watch events keep their objects in a [`Store`] and plan from it.
 //!
+//! The Deployment controller's decisions are in [`deployment`]: one
+//! `syncDeployment(key)` as a step machine ([`deployment::DeploymentSync`]) that names
+//! each API call and takes its result, then says what the sync amounted to.
+//!
 //! ```
 //! use replicore::{plan, Config, Manage, SyncInput};
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -546,8 +546,8 @@ fn more_results_than_calls_are_refused() {
 
 #[test]
 fn handlers_enqueue_the_controller_or_the_matching_deployments() {
-    let d = typed_deployment(deployment(3, json!(1), json!(0))).typed;
-    let owned = typed_rs(rs("web-a", "v1", 1, 1, "1", "2026-11-23T10:00:00Z")).typed;
+    let d = (*typed_deployment(deployment(3, json!(1), json!(0))).typed).clone();
+    let owned = (*typed_rs(rs("web-a", "v1", 1, 1, "1", "2026-11-23T10:00:00Z")).typed).clone();
     assert_eq!(
         handlers::on_replica_set_added(&owned, std::slice::from_ref(&d)),
         ["default/web"]

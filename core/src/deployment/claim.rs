@@ -129,7 +129,7 @@ fn recheck(ctx: &mut Ctx<'_>, d: &Wire<Deployment>) -> Run<Result<(), String>> {
             let live: Wire<Deployment> = Wire::from_value(object).map_err(|e| {
                 Flow::Bad(e.under(&format!("results[{}].object", ctx.made_so_far() - 1)))
             })?;
-            live.typed.metadata
+            live.metadata.clone()
         }
     };
     if live.uid != meta.uid {

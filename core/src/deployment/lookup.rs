@@ -121,34 +121,24 @@ pub fn revision_less(a: &Rs, b: &Rs) -> bool {
 }
 
 /// Go's `sort.Sort` on up to 12 elements is an insertion sort (pdqsort's small case);
-/// with an inconsistent `less` the result depends on that. Larger inputs use a stable
-/// sort (their comparators are total orders here).
+/// with an inconsistent `less` (unparseable revisions) the result depends on that, so the
+/// same insertion sort is used here, for any length: exact up to 12 elements, and never
+/// a panic (Rust's own sorts may panic on an inconsistent order). Longer lists (more than
+/// 12 cleanable old RSs with unparseable revisions) may differ from Go's pdqsort.
 pub fn go_sort<T>(items: &mut [T], less: impl Fn(&T, &T) -> bool) {
-    if items.len() <= 12 {
-        for i in 1..items.len() {
-            let mut j = i;
-            while j > 0 {
-                let swap = match (items.get(j), items.get(j - 1)) {
-                    (Some(x), Some(y)) => less(x, y),
-                    _ => false,
-                };
-                if !swap {
-                    break;
-                }
-                items.swap(j, j - 1);
-                j -= 1;
+    for i in 1..items.len() {
+        let mut j = i;
+        while j > 0 {
+            let swap = match (items.get(j), items.get(j - 1)) {
+                (Some(x), Some(y)) => less(x, y),
+                _ => false,
+            };
+            if !swap {
+                break;
             }
+            items.swap(j, j - 1);
+            j -= 1;
         }
-    } else {
-        items.sort_by(|a, b| {
-            if less(a, b) {
-                Ordering::Less
-            } else if less(b, a) {
-                Ordering::Greater
-            } else {
-                Ordering::Equal
-            }
-        });
     }
 }
 

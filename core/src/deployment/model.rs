@@ -6,6 +6,7 @@
 //! only the fields the controller changes replaced.
 
 use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
@@ -65,11 +66,12 @@ pub mod reason {
 }
 
 /// A typed object together with the JSON it was read from. Serializes as the wire JSON;
-/// deserializes from JSON into both.
+/// deserializes from JSON into both. Both parts are shared (`Arc`): a copy costs two
+/// reference counts, and the first change to a copy's typed part copies that part.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Wire<T> {
-    pub typed: T,
-    pub wire: Value,
+    pub typed: Arc<T>,
+    pub wire: Arc<Value>,
 }
 
 impl<T> Deref for Wire<T> {
@@ -79,9 +81,19 @@ impl<T> Deref for Wire<T> {
     }
 }
 
-impl<T> DerefMut for Wire<T> {
+impl<T: Clone> DerefMut for Wire<T> {
     fn deref_mut(&mut self) -> &mut T {
-        &mut self.typed
+        Arc::make_mut(&mut self.typed)
+    }
+}
+
+impl<T> Wire<T> {
+    /// The typed part and a wire object for it.
+    pub fn new(typed: T, wire: Value) -> Self {
+        Wire {
+            typed: Arc::new(typed),
+            wire: Arc::new(wire),
+        }
     }
 }
 
@@ -89,7 +101,7 @@ impl<T: serde::de::DeserializeOwned> Wire<T> {
     /// Reads a wire object (a JSON object), naming the field path of any error.
     pub fn from_value(wire: Value) -> crate::Result<Self> {
         let typed = crate::input::from_value(wire.clone())?;
-        Ok(Wire { typed, wire })
+        Ok(Wire::new(typed, wire))
     }
 }
 
@@ -290,7 +302,7 @@ impl Deployment {
 /// The deployment as written back: the wire object with the annotations, the template
 /// and the status the sync holds.
 pub(crate) fn deployment_wire(d: &Wire<Deployment>) -> Value {
-    let mut wire = d.wire.clone();
+    let mut wire = Value::clone(&d.wire);
     if !wire.is_object() {
         wire = Value::Object(Default::default());
     }
@@ -318,7 +330,7 @@ pub(crate) fn deployment_wire(d: &Wire<Deployment>) -> Value {
 /// The ReplicaSet as written back: the wire object with the replicas, minReadySeconds
 /// and annotations the sync holds.
 pub(crate) fn replica_set_wire(rs: &Rs) -> Value {
-    let mut wire = rs.wire.clone();
+    let mut wire = Value::clone(&rs.wire);
     if !wire.is_object() {
         wire = Value::Object(Default::default());
     }

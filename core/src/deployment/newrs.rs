@@ -117,7 +117,7 @@ fn sync_existing(
         let r = ctx.call(ApiCall::UpdateReplicaSet {
             namespace: copy.metadata.namespace.clone(),
             name: copy.metadata.name.clone(),
-            object: copy.wire.clone(),
+            object: Value::clone(&copy.wire),
         })?;
         return match r {
             Ok(object) => returned(ctx, copy, object),
@@ -233,7 +233,7 @@ fn create_new(
     let r = ctx.call(ApiCall::CreateReplicaSet {
         namespace: namespace.clone(),
         name: name.clone(),
-        object: new_rs.wire.clone(),
+        object: Value::clone(&new_rs.wire),
     })?;
     let (created, already_exists) = match r {
         Ok(object) => (returned(ctx, new_rs, object)?, false),

@@ -1,5 +1,7 @@
 //! Scaling events and proportional scaling (D-40..D-47).
 
+use serde_json::Value;
+
 use super::events;
 use super::lookup::{by_creation, by_size_newer, by_size_older, is_active};
 use super::machine::{ApiCall, Ctx, Flow, Run, SyncError};
@@ -36,7 +38,7 @@ pub(crate) fn as_sent(rs: Rs) -> Rs {
     let wire = replica_set_wire(&rs);
     Wire {
         typed: rs.typed,
-        wire,
+        wire: std::sync::Arc::new(wire),
     }
 }
 
@@ -65,7 +67,7 @@ pub(crate) fn scale_replica_set(
     let r = ctx.call(ApiCall::UpdateReplicaSet {
         namespace: copy.metadata.namespace.clone(),
         name: copy.metadata.name.clone(),
-        object: copy.wire.clone(),
+        object: Value::clone(&copy.wire),
     })?;
     match r {
         Err(e) => Ok(Err(SyncError::api(&e))),
