@@ -659,3 +659,25 @@ fn where_upstream_would_panic_the_engine_names_the_field() {
     })).unwrap_err();
     assert!(e.to_string().contains("replicaSets[0]"), "{e}");
 }
+
+#[test]
+fn templates_compare_semantically() {
+    let a = json!({"metadata": {"labels": {"app": "web", "pod-template-hash": "abc"}},
+        "spec": {"containers": [{"name": "c", "resources": {"limits": {"cpu": "500m", "memory": "1Gi"}},
+                                 "env": [{"name": "X", "value": "1.0"}]}], "volumes": []}});
+    let b = json!({"metadata": {"labels": {"app": "web"}, "annotations": {}},
+        "spec": {"containers": [{"name": "c", "resources": {"limits": {"cpu": "0.5", "memory": "1024Mi"}},
+                                 "env": [{"name": "X", "value": "1.0"}]}]}});
+    assert!(lookup::equal_ignore_hash(&a, &b));
+    // Quantities only compare by value where they are quantities.
+    let mut c = b.clone();
+    c["spec"]["containers"][0]["env"][0]["value"] = json!("1");
+    assert!(!lookup::equal_ignore_hash(&a, &c));
+    let mut d = b.clone();
+    d["spec"]["containers"][0]["resources"]["limits"]["cpu"] = json!("501m");
+    assert!(!lookup::equal_ignore_hash(&a, &d));
+    // Other labels still count.
+    let mut e = b;
+    e["metadata"]["labels"]["tier"] = json!("x");
+    assert!(!lookup::equal_ignore_hash(&a, &e));
+}

@@ -67,22 +67,126 @@ fn is_empty(v: &Value) -> bool {
     }
 }
 
-/// Structural equality where empty values equal absent ones.
+/// Structural equality where empty values equal absent ones, and resource quantities
+/// (the values of `limits`, `requests`, `overhead`, and `sizeLimit`) compare by value
+/// (`"500m"` = `"0.5"`), as Go's semantic equality compares `resource.Quantity`.
 pub fn semantic_eq(a: &Value, b: &Value) -> bool {
+    eq_in(a, b, false)
+}
+
+fn eq_in(a: &Value, b: &Value, quantities: bool) -> bool {
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
-            x.iter()
-                .all(|(k, v)| y.get(k).map_or_else(|| is_empty(v), |w| semantic_eq(v, w)))
-                && y.iter().all(|(k, w)| x.contains_key(k) || is_empty(w))
+            let inner = |k: &str| matches!(k, "limits" | "requests" | "overhead");
+            let field = |k: &str, v: &Value, w: &Value| {
+                if k == "sizeLimit" {
+                    quantity_eq(v, w)
+                } else {
+                    eq_in(v, w, inner(k))
+                }
+            };
+            x.iter().all(|(k, v)| match y.get(k) {
+                Some(w) => field(k, v, w) || (quantities && quantity_eq(v, w)),
+                None => is_empty(v),
+            }) && y.iter().all(|(k, w)| x.contains_key(k) || is_empty(w))
         }
         (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(v, w)| semantic_eq(v, w))
+            x.len() == y.len() && x.iter().zip(y).all(|(v, w)| eq_in(v, w, false))
         }
         (Value::Number(x), Value::Number(y)) => {
             x == y || (x.as_f64().is_some() && x.as_f64() == y.as_f64())
         }
+        (Value::String(_), Value::String(_)) if quantities => quantity_eq(a, b),
         _ if is_empty(a) && is_empty(b) => true,
         _ => a == b,
+    }
+}
+
+/// Two quantities (strings or numbers) with the same value.
+fn quantity_eq(a: &Value, b: &Value) -> bool {
+    if a == b {
+        return true;
+    }
+    let text = |v: &Value| match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    };
+    match (
+        text(a).and_then(|s| quantity(&s)),
+        text(b).and_then(|s| quantity(&s)),
+    ) {
+        (Some(x), Some(y)) => same_value(x, y),
+        _ => a == b,
+    }
+}
+
+/// `resource.ParseQuantity` as (mantissa, power of ten, power of two).
+fn quantity(s: &str) -> Option<(i128, i32, u32)> {
+    let (negative, rest) = match s.as_bytes().first() {
+        Some(b'-') => (true, s.get(1..)?),
+        Some(b'+') => (false, s.get(1..)?),
+        _ => (false, s),
+    };
+    let number_end = rest
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(rest.len());
+    let (number, suffix) = rest.split_at(number_end);
+    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+    if whole.is_empty() && fraction.is_empty() || whole.len() + fraction.len() > 30 {
+        return None;
+    }
+    let mut mantissa: i128 = 0;
+    for c in whole.bytes().chain(fraction.bytes()) {
+        mantissa = mantissa
+            .checked_mul(10)?
+            .checked_add(i128::from(c - b'0'))?;
+    }
+    let mut exp10 = -i32::try_from(fraction.len()).ok()?;
+    let mut exp2 = 0u32;
+    match suffix {
+        "" => {}
+        "n" => exp10 -= 9,
+        "u" => exp10 -= 6,
+        "m" => exp10 -= 3,
+        "k" => exp10 += 3,
+        "M" => exp10 += 6,
+        "G" => exp10 += 9,
+        "T" => exp10 += 12,
+        "P" => exp10 += 15,
+        "E" => exp10 += 18,
+        "Ki" => exp2 = 10,
+        "Mi" => exp2 = 20,
+        "Gi" => exp2 = 30,
+        "Ti" => exp2 = 40,
+        "Pi" => exp2 = 50,
+        "Ei" => exp2 = 60,
+        other => {
+            let e = other.strip_prefix(['e', 'E'])?;
+            let digits = e.strip_prefix(['+', '-']).unwrap_or(e);
+            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            exp10 = exp10.checked_add(e.parse::<i32>().ok()?)?;
+        }
+    }
+    Some((if negative { -mantissa } else { mantissa }, exp10, exp2))
+}
+
+/// m₁·10^e₁·2^p₁ = m₂·10^e₂·2^p₂, exactly (false when the check would overflow).
+fn same_value(a: (i128, i32, u32), b: (i128, i32, u32)) -> bool {
+    let scale = |m: i128, e: i32, p: u32, e_min: i32, p_min: u32| -> Option<i128> {
+        let ten = 10i128.checked_pow(u32::try_from(e - e_min).ok()?)?;
+        let two = 2i128.checked_pow(p - p_min)?;
+        m.checked_mul(ten)?.checked_mul(two)
+    };
+    let (e_min, p_min) = (a.1.min(b.1), a.2.min(b.2));
+    match (
+        scale(a.0, a.1, a.2, e_min, p_min),
+        scale(b.0, b.1, b.2, e_min, p_min),
+    ) {
+        (Some(x), Some(y)) => x == y,
+        _ => false,
     }
 }
 
