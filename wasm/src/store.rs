@@ -228,7 +228,8 @@ impl JsStore {
                     "UNKNOWN_PLAN",
                     "plan",
                     &format!(
-                        "plan: no pending plan of {key} with this ticket (completed, released, or replaced by a newer planFor)"
+                        "plan: no pending plan of {} with this ticket (completed, released, or replaced by a newer planFor)",
+                        replicore::error::capped(key)
                     ),
                 ))
             }

@@ -222,7 +222,10 @@ impl Simulator {
             if owners.iter().any(|x| x.metadata.key() == rs.metadata.key()) {
                 return Err(Error::Malformed {
                     path: format!("owners[{i}].name"),
-                    message: format!("owner {} is given twice", rs.metadata.key()),
+                    message: format!(
+                        "owner {} is given twice",
+                        crate::error::capped(&rs.metadata.key())
+                    ),
                 });
             }
             owners.push(rs);

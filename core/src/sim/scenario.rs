@@ -316,7 +316,8 @@ impl Edit {
                 Err(Error::Malformed {
                     path: format!("{path}.phase"),
                     message: format!(
-                        "{p:?} is not a pod phase (Pending, Running, Succeeded, Failed, Unknown)"
+                        "{} is not a pod phase (Pending, Running, Succeeded, Failed, Unknown)",
+                        crate::error::quoted(p)
                     ),
                 })
             }
@@ -456,7 +457,7 @@ impl Scenario {
                 if names.iter().take(i).any(|m| m == n) {
                     return Err(Error::Malformed {
                         path: format!("nodes[{i}]"),
-                        message: format!("node {n:?} is given twice"),
+                        message: format!("node {} is given twice", crate::error::quoted(n)),
                     });
                 }
             }
