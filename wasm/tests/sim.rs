@@ -184,7 +184,8 @@ fn bad_input_throws_errors_with_code_and_path_and_the_instance_stays_usable() {
     assert_eq!(path, "since");
     let (_, path, _) = thrown(s.ranking(JsValue::UNDEFINED, JsValue::from(5.0)));
     assert_eq!(path, "owner");
-    let (_, path, _) = thrown(s.preview(JsValue::from("1"), JsValue::UNDEFINED, JsValue::UNDEFINED));
+    let (_, path, _) =
+        thrown(s.preview(JsValue::from("1"), JsValue::UNDEFINED, JsValue::UNDEFINED));
     assert_eq!(path, "replicas");
     ok(s.trace(JsValue::UNDEFINED));
     ok(s.history());
