@@ -3,8 +3,10 @@
 // seeded random calls with values of every kind (wrong types, BigInt, Symbol, invalid
 // Dates, missing options, cycles, deep arrays, hand-edited plans, near-valid objects with
 // one field broken). After each throw, the instance that threw still answers a known call
-// with the known answer, and a failed call changed nothing. Not timed: the seed fixes the
-// calls, so a failure replays (FUZZ_SEED and FUZZ_CALLS override them).
+// with the known answer, and a failed call changed nothing (for the simulator: not its
+// clock, specs or recorded edits; events already due may have run). Not timed: the seed fixes the
+// calls, so a failure replays (FUZZ_SEED and FUZZ_CALLS override them; FUZZ_TIMES=1
+// prints the time spent per call).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as replicore from "replicore";
@@ -109,14 +111,17 @@ test("10,000 random calls over every export answer with a value or a ReplicoreEr
   const storeView = () => JSON.stringify([store.size(), store.planFor(owner.metadata.namespace, owner.metadata.name, { now: NOW })]);
   const sim = new Simulator(scenario);
   sim.advance(5_000);
+  // A failed edit may have run the events already due at this instant (the simulator
+  // runs them before any edit); the clock, the owners' specs and the recorded edits must
+  // not change. The trace's tail and the history must still read.
   const simView = () => {
-    sim.trace();
-    sim.history();
     const state = sim.state();
-    // A failed edit may have run the events already due at this instant (the simulator
-    // runs them before any edit); the clock and the recorded edits must not change.
-    return JSON.stringify([state.t, state.owners.map((o) => o.desired), sim.scenario()]);
+    const n = state.traceLength;
+    assert.equal(sim.trace(Math.max(0, n - 3)).length, Math.min(n, 3));
+    assert.ok(Array.isArray(sim.history()));
+    return JSON.stringify([state.t, state.owners.map((o) => o.desired), sim.scenario().edits?.length ?? 0]);
   };
+
 
   // Plans to hand back: real ones, of this module and of the store, and edited copies.
   const made = () => {
@@ -209,9 +214,11 @@ test("10,000 random calls over every export answer with a value or a ReplicoreEr
     ...Object.entries(storeMethods).map(([name, f]) => ({ name: `Store.${name}`, kind: "store", f })),
     ...Object.entries(simMethods).map(([name, f]) => ({ name: `Simulator.${name}`, kind: "sim", f })),
   ];
+  const time = {};
   const counts = { calls: 0, returned: 0, threw: 0, byCode: {} };
   for (let i = 0; i < CALLS; i++) {
     const c = pick(calls);
+    const t0 = performance.now();
     const before = c.kind === "store" ? storeView() : c.kind === "sim" ? simView() : undefined;
     counts.calls++;
     try {
@@ -232,8 +239,39 @@ test("10,000 random calls over every export answer with a value or a ReplicoreEr
     // A valid call may change the store or the simulator; both must go on answering.
     if (c.kind === "store") storeView();
     if (c.kind === "sim") simView();
+    time[c.name] = (time[c.name] ?? 0) + performance.now() - t0;
   }
+  if (process.env.FUZZ_TIMES) console.log(Object.entries(time).sort((a, b) => b[1] - a[1]).slice(0, 12).map(([k, v]) => `${k} ${v.toFixed(0)}ms`).join(", "));
   console.log(`fuzz: seed ${SEED}, ${counts.calls} calls, ${counts.returned} returned, ${counts.threw} threw ReplicoreErrors ${JSON.stringify(counts.byCode)}`);
   assert.equal(counts.calls, CALLS);
   assert.ok(counts.threw > CALLS / 10 && counts.returned > CALLS / 10, JSON.stringify(counts));
+});
+
+test("the shapes that took quadratic time are refused at the bad field, with capped messages", () => {
+  const thrown = (f) => {
+    try {
+      f();
+    } catch (e) {
+      assert.ok(isReplicoreError(e), String(e));
+      return e;
+    }
+    assert.fail("not refused");
+  };
+  // {"a":[[[…20,000 deep…]]],"now":1}: 68 s natively and 6 s through planJson before.
+  const deep = `{"a":${"[".repeat(20_000)}${"]".repeat(20_000)},"now":1}`;
+  let e = thrown(() => replicore.planJson(deep));
+  assert.deepEqual([e.code, e.path], ["MALFORMED", "now"]);
+  // Long nested keys in an item, then a type error: explain hung 21 s on 2.5 MB.
+  const D = 100;
+  const L = 2_500_000 / (2 * D);
+  let text = '{"kind":"List","items":[{"kind":"ReplicaSet","metadata":{"name":"web","namespace":"default","uid":"u1"},"spec":{"replicas":1,"minReadySeconds":"x"},"x":';
+  for (let i = 0; i < D; i++) text += `{"${"k".repeat(L)}":`;
+  text += `{${Array.from({ length: 100_000 }, (_, i) => `"m${i}":1`).join(",")}}${"}".repeat(D)}}]}`;
+  e = thrown(() => replicore.explainJson(text, { now: NOW }));
+  assert.deepEqual([e.code, e.path], ["MALFORMED", "items[0].spec.minReadySeconds"]);
+  // A 5 MB value is quoted with its first 200 characters and its length.
+  e = thrown(() => replicore.plan({ ...input, now: "x".repeat(5 << 20) }));
+  assert.equal(e.message, `now: invalid RFC 3339 timestamp "${"x".repeat(200)}…" (5242880 bytes)`);
+  e = thrown(() => new Store().deletePod("default", 5));
+  assert.deepEqual([e.code, e.path], ["MALFORMED", "name"]);
 });
