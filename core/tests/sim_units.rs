@@ -561,8 +561,6 @@ fn scenario_times_beyond_2_pow_53_are_refused() {
             .unwrap_err()
     };
     let big = 1u64 << 53;
-    let e = err(&format!(r#"{{"seed": {big}}}"#));
-    assert_eq!((e.code(), e.path()), ("MALFORMED", "seed"));
     let e = err(&format!(
         r#"{{"seed": 1, "delays": {{"ready": [1, {big}]}}}}"#
     ));

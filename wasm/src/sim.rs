@@ -45,6 +45,14 @@ impl Simulator {
     #[wasm_bindgen(constructor)]
     pub fn new(scenario: JsValue) -> Result<Simulator, JsValue> {
         let scenario: Scenario = object(&scenario, "")?;
+        // `scenario()` gives the seed back as a JS number: it must be one exactly.
+        if scenario.seed > MAX_SAFE as u64 {
+            return Err(message_error(
+                "MALFORMED",
+                "seed",
+                "seed: above 2^53-1, the largest whole number JavaScript holds",
+            ));
+        }
         replicore::sim::Simulator::new(scenario)
             .map(|inner| Simulator { inner })
             .map_err(|e| error(&e))

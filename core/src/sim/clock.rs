@@ -9,8 +9,9 @@ use crate::time::{Duration, Time};
 /// Virtual milliseconds since the scenario's start.
 pub type Ms = u64;
 
-/// The largest virtual time (and any count a scenario gives) a JS number holds exactly,
-/// 2^53 − 1: the simulator's state, trace and scenario must stay readable from JS.
+/// The largest virtual time (and any delay or edit time a scenario gives) a JS number
+/// holds exactly, 2^53 − 1: the simulator's state, trace and scenario must stay readable
+/// from JS. (A seed may be any u64 in Rust; the JS binding refuses one above this.)
 pub const MAX_MS: Ms = (1 << 53) - 1;
 
 /// `value` at `path` within [`MAX_MS`].

@@ -434,7 +434,6 @@ impl Scenario {
 
     /// The checks types cannot express.
     pub fn validate(&self) -> Result<()> {
-        check_ms(self.seed, "seed")?;
         if let Some(r) = self.replicas.filter(|r| *r < 0) {
             return Err(Error::Negative {
                 path: "replicas".into(),
