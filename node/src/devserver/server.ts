@@ -6,7 +6,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { authorize, type RequestAttributes, type TokenTable } from "./auth.js";
 import { FaultState, reasonFor, type FaultRule, type RequestInfo } from "./faults.js";
+import { CAUSE_REASON, deploymentCells, dropNulls, errorBody, sameJson } from "./deployments.js";
 import { Kubelet, type KubeletOptions } from "./kubelet.js";
+import { decodeKubernetesProtobuf, UnsupportedProtobuf } from "./protobuf.js";
 import {
   jsonPatch,
   labelsMatch,
@@ -159,8 +161,18 @@ export class DevServer {
   }
 
   private async body(req: IncomingMessage): Promise<Json> {
+    const type = String(req.headers["content-type"] ?? "").split(";")[0]?.trim() ?? "";
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
+    if (type === "application/vnd.kubernetes.protobuf") {
+      // client-go's typed clients (kubectl 1.32 and newer) send built-in kinds as protobuf.
+      try {
+        return decodeKubernetesProtobuf(Buffer.concat(chunks));
+      } catch (e) {
+        if (e instanceof UnsupportedProtobuf) throw new HttpError(415, `the protobuf body could not be decoded: ${e.message}`, "UnsupportedMediaType");
+        throw e;
+      }
+    }
     const text = Buffer.concat(chunks).toString("utf8");
     if (text.trim() === "") return null;
     try {
@@ -508,6 +520,7 @@ export class DevServer {
       o["spec"] = spec;
     }
     validateOwner(r, o);
+    admit(r, o);
     validateOwnerReferences(r.type.kind, o);
     const out = this.store.put(storeKey(route.type), o, "ADDED");
     return out;
@@ -544,7 +557,9 @@ export class DevServer {
       next = merged;
     } else if (route.type.status) {
       next["status"] = structuredClone(current["status"] ?? {});
-      if (route.type.generation && JSON.stringify(next["spec"]) !== JSON.stringify(current["spec"])) {
+      admit(route, next, current);
+      const annotationsChanged = route.type.generationOnAnnotations && !sameJson(nm["annotations"] ?? {}, cm["annotations"] ?? {});
+      if (route.type.generation && (annotationsChanged || !sameJson(next["spec"], current["spec"]))) {
         meta(next)["generation"] = Number(cm["generation"] ?? 1) + 1;
       }
     }
@@ -734,6 +749,29 @@ function validateOwnerReferences(kind: string, o: JsonObject): void {
   }
 }
 
+/**
+ * The kind's admission (resources.ts): nulls dropped from the spec as a decode into the Go
+ * types drops them, the scheme's defaults, then validation; field errors answer 422 Invalid
+ * with kube-apiserver's message and causes.
+ */
+function admit(route: Route, o: JsonObject, old?: JsonObject): void {
+  const a = route.type.admission;
+  if (!a) return;
+  if (o["spec"] !== undefined) o["spec"] = dropNulls(o["spec"] as Json);
+  a.defaults(o);
+  const errs = a.validate(o, old);
+  if (errs.length === 0) return;
+  const name = String(meta(o)["name"] ?? route.name ?? "");
+  const texts = errs.map((e) => `${e.field}: ${errorBody(e)}`);
+  const gk = route.type.group ? `${route.type.kind}.${route.type.group}` : route.type.kind;
+  throw new HttpError(422, `${gk} "${name}" is invalid: ${texts.length === 1 ? texts[0] : `[${texts.join(", ")}]`}`, "Invalid", {
+    name,
+    group: route.type.group,
+    kind: route.type.kind,
+    causes: errs.map((e) => ({ reason: CAUSE_REASON[e.type], message: errorBody(e), field: e.field })),
+  });
+}
+
 function validateOwner(route: Route, o: JsonObject): void {
   if (!route.type.scale) return;
   const spec = isObject(o["spec"]) ? o["spec"] : {};
@@ -792,7 +830,11 @@ function table(type: ResourceType, items: JsonObject[], rv: string): object {
   const col = (name: string, t = "string"): object => ({ name, type: t, format: name === "Name" ? "name" : "", description: name, priority: 0 });
   let columns: object[];
   let cells: (o: JsonObject) => Json[];
-  if (type.kind === "Pod") {
+  if (type.kind === "Deployment") {
+    columns = [col("Name"), col("Ready"), col("Up-to-date", "integer"), col("Available", "integer"), col("Age")];
+    columns.push(...["Containers", "Images", "Selector"].map((n) => ({ ...col(n), priority: 1 })));
+    cells = (o) => deploymentCells(o, age(meta(o)["creationTimestamp"]), selectorString(isObject(o["spec"]) ? o["spec"]["selector"] : undefined));
+  } else if (type.kind === "Pod") {
     columns = [col("Name"), col("Ready"), col("Status"), col("Restarts", "integer"), col("Age"), { ...col("Node"), priority: 1 }];
     cells = (o) => {
       const st = isObject(o["status"]) ? o["status"] : {};
