@@ -385,6 +385,9 @@ describe("Deployments: API semantics", () => {
     // A merge patch (RFC 7386) replaces the list instead.
     d = await api.patch(deployPath("default", "web"), { spec: { template: { spec: { containers: [{ name: "only", image: "x:1" }] } } } }, "application/merge-patch+json");
     assert.deepEqual(d.spec.template.spec.containers.map((c) => c.name), ["only"]);
+    // $retainKeys clears the members it does not list (kubectl apply switching the strategy).
+    d = await api.patch(deployPath("default", "web"), { spec: { strategy: { $retainKeys: ["type"], type: "Recreate" } } }, smp);
+    assert.deepEqual(d.spec.strategy, { type: "Recreate" });
     // rollout pause / resume / restart patches.
     d = await api.patch(deployPath("default", "web"), { spec: { paused: true } }, smp);
     assert.equal(d.spec.paused, true);
@@ -590,6 +593,12 @@ for (const kubectl of kubectls()) {
       ["sidecar", "envoy:1.30"],
     ]);
     assert.deepEqual(apiDeploy.spec.template.spec.containers[0].ports, [{ containerPort: 8080, protocol: "TCP" }]);
+    // apply switching to Recreate: kubectl's `$retainKeys` drops the defaulted rollingUpdate.
+    writeFileSync(join(tmp, "api.yaml"), WEB_API_YAML("api:2").replace("spec:\n  replicas: 2\n", "spec:\n  replicas: 2\n  strategy:\n    type: Recreate\n"));
+    assert.match(await ok("apply", "-f", join(tmp, "api.yaml")), /^deployment.apps\/api configured$/m);
+    apiDeploy = await api.get(deployPath("default", "api"));
+    assert.deepEqual(apiDeploy.spec.strategy, { type: "Recreate" });
+    assert.equal(apiDeploy.metadata.generation, 3);
 
     // get deploy (server-side printing; the status is the controller's, absent here).
     const table = await ok("get", "deploy");
@@ -696,6 +705,22 @@ for (const kubectl of kubectls()) {
     assert.equal(typeof d.spec.replicas, "number");
     assert.equal(typeof d.spec.progressDeadlineSeconds, "number");
     assert.deepEqual(d.status, {});
+    // Once a controller reports the rollout done, rollout status (list + watch by name) says so.
+    await api.patch(deployPath("default", "web", "status"), {
+      status: {
+        observedGeneration: d.metadata.generation,
+        replicas: 5,
+        updatedReplicas: 5,
+        readyReplicas: 5,
+        availableReplicas: 5,
+        conditions: [
+          { type: "Available", status: "True", reason: "MinimumReplicasAvailable" },
+          { type: "Progressing", status: "True", reason: "NewReplicaSetAvailable" },
+        ],
+      },
+    });
+    assert.match(await ok("rollout", "status", "deploy/web", "--timeout=30s"), /deployment "web" successfully rolled out/);
+    assert.match(await ok("get", "deploy", "web"), /^web\s+5\/5\s+5\s+5\s+\S+$/m);
 
     // delete: the ReplicaSets it owns are garbage-collected, the foreign one stays.
     assert.match(await ok("delete", "deploy", "web"), /^deployment.apps "web" deleted$/m);

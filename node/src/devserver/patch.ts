@@ -1,7 +1,8 @@
 // Patches and selectors as the API server applies them: JSON merge patch (RFC 7386),
 // strategic merge patch for the lists the operator and kubectl touch (by the merge keys of
 // MERGE_KEYS: ownerReferences by uid, conditions by type, containers by name, ports by
-// containerPort, volumeMounts by mountPath, …; `$patch: delete` and `$patch: replace`),
+// containerPort, volumeMounts by mountPath, …; `$patch: delete`, `$patch: replace` and
+// `$retainKeys`),
 // JSON patch (RFC 6902), label selectors (equality- and set-based) and field selectors.
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -73,6 +74,11 @@ export function strategicMergePatch(target: Json | undefined, patch: Json, field
     if (v === null) delete out[k];
     else out[k] = strategicMergePatch(out[k], v, k);
   }
+  // `$retainKeys` (fields with patchStrategy retainKeys, e.g. a Deployment's strategy or a
+  // volume's source): members not listed are cleared, so `kubectl apply` switching to
+  // Recreate drops the defaulted rollingUpdate.
+  const retain = patch["$retainKeys"];
+  if (Array.isArray(retain)) for (const k of Object.keys(out)) if (!retain.includes(k)) delete out[k];
   return out;
 }
 
