@@ -14,6 +14,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cli, repo } from "./helpers.mjs";
 import { client, devServer } from "./operator-helpers.mjs";
+import { defaultDeployment } from "../dist/devserver/deployments.js";
+import { gunzipSync } from "node:zlib";
+import { readFileSync } from "node:fs";
 
 const servers = [];
 const children = [];
@@ -115,6 +118,48 @@ describe("Deployments: API semantics", () => {
       progressDeadlineSeconds: 600,
     });
     assert.deepEqual(await api.get(deployPath("default", "web")), d);
+  });
+
+  test("the defaults agree with upstream's on the 500 deployment-sync vectors' Deployments (recorded from Go)", () => {
+    const vectors = JSON.parse(gunzipSync(readFileSync(`${repo}tests/conformance/vectors/deployment/deployment-sync.json.gz`)).toString("utf8"));
+    const isDefault = (o, key, value) => {
+      if (o && JSON.stringify(o[key]) === JSON.stringify(value)) delete o[key];
+    };
+    let stripped = 0;
+    for (const v of vectors) {
+      const upstream = v.input.deployment;
+      // Idempotent on upstream's output: nothing is added or changed.
+      const again = structuredClone(upstream);
+      defaultDeployment(again);
+      assert.deepEqual(again, upstream, v.name);
+      // Upstream's defaulted values, removed, come back from our defaults alone.
+      const bare = structuredClone(upstream);
+      const spec = bare.spec;
+      if (spec.strategy.type === "RollingUpdate" && spec.strategy.rollingUpdate.maxSurge === "25%" && spec.strategy.rollingUpdate.maxUnavailable === "25%") delete spec.strategy.rollingUpdate;
+      isDefault(spec.strategy, "type", "RollingUpdate");
+      isDefault(spec, "strategy", {});
+      isDefault(spec, "revisionHistoryLimit", 10);
+      isDefault(spec, "progressDeadlineSeconds", 600);
+      const ts = spec.template.spec;
+      for (const [k, val] of Object.entries({ restartPolicy: "Always", terminationGracePeriodSeconds: 30, dnsPolicy: "ClusterFirst", securityContext: {}, schedulerName: "default-scheduler" })) isDefault(ts, k, val);
+      for (const c of [...(ts.containers ?? []), ...(ts.initContainers ?? [])]) {
+        const tag = /:([^/:@]+)$/.exec(c.image.split("@")[0])?.[1] ?? (c.image.includes("@") ? "" : "latest");
+        isDefault(c, "imagePullPolicy", tag === "latest" ? "Always" : "IfNotPresent");
+        isDefault(c, "terminationMessagePath", "/dev/termination-log");
+        isDefault(c, "terminationMessagePolicy", "File");
+        isDefault(c, "resources", {});
+        for (const p of c.ports ?? []) isDefault(p, "protocol", "TCP");
+        for (const probe of [c.readinessProbe, c.livenessProbe, c.startupProbe]) {
+          if (!probe) continue;
+          for (const [k, val] of Object.entries({ timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 })) isDefault(probe, k, val);
+          if (probe.httpGet) for (const [k, val] of Object.entries({ path: "/", scheme: "HTTP" })) isDefault(probe.httpGet, k, val);
+        }
+      }
+      if (JSON.stringify(bare) !== JSON.stringify(upstream)) stripped++;
+      defaultDeployment(bare);
+      assert.deepEqual(bare, upstream, v.name);
+    }
+    assert.equal(stripped, vectors.length, "every vector had defaults to restore");
   });
 
   test("defaults of containers, ports, probes, env and volumes; given values and Recreate are kept", async () => {
