@@ -279,10 +279,20 @@ describe("Deployments: API semantics", () => {
     const st = structuredClone(d4);
     st.status = { observedGeneration: 3, replicas: 1, updatedReplicas: 1, readyReplicas: 1, availableReplicas: 1 };
     st.spec.replicas = 9;
+    // As upstream's status strategy: the write's annotations are kept (the controller sets the
+    // revision annotation through UpdateStatus), its labels and generation are not.
+    st.metadata.annotations = { ...st.metadata.annotations, "deployment.kubernetes.io/revision": "1" };
+    st.metadata.labels = { app: "changed" };
+    st.metadata.generation = 99;
     const d5 = await api.put(deployPath("default", "web", "status"), st);
     assert.equal(d5.metadata.generation, 3);
     assert.equal(d5.spec.replicas, 1);
     assert.deepEqual(d5.status, st.status);
+    assert.deepEqual(d5.metadata.annotations, { note: "x", "deployment.kubernetes.io/revision": "1" });
+    assert.deepEqual(d5.metadata.labels, { team: "a" });
+    // Nor can a main-resource write set the generation.
+    const g = await api.put(deployPath("default", "web"), { ...d5, metadata: { ...d5.metadata, generation: 50 } });
+    assert.equal(g.metadata.generation, 3);
     // Status through the main resource is ignored; the spec change goes through.
     const main = structuredClone(d5);
     main.status = { replicas: 42 };

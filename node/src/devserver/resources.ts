@@ -20,6 +20,11 @@ export interface ResourceType {
   generation?: boolean;
   /** Also bumps it on metadata.annotations changes (Deployments: their annotations are copied to ReplicaSets). */
   generationOnAnnotations?: boolean;
+  /**
+   * What a status write resets to the stored object, as upstream's status strategy
+   * (GetResetFields); the rest of its metadata is written. Unset: only the status changes.
+   */
+  statusResets?: Array<"spec" | "metadata.labels">;
   /** Discovery categories (`kubectl get all`). */
   categories?: string[];
   /**
@@ -59,6 +64,7 @@ export const RESOURCES: ResourceType[] = [
     scale: true,
     generation: true,
     generationOnAnnotations: true,
+    statusResets: ["spec", "metadata.labels"],
     categories: ["all"],
     admission: { defaults: defaultDeployment, validate: validateDeployment },
   },

@@ -551,7 +551,18 @@ export class DevServer {
     next["metadata"] = nm;
     next["kind"] = current["kind"] as Json;
     next["apiVersion"] = current["apiVersion"] as Json;
-    if (route.subresource === "status") {
+    // Requests cannot set the generation (BeforeUpdate); the strategy bumps it below.
+    if (cm["generation"] !== undefined) nm["generation"] = cm["generation"];
+    if (route.subresource === "status" && route.type.statusResets) {
+      // As upstream's status strategy: the write keeps its metadata (the Deployment
+      // controller sets the revision annotation through UpdateStatus) but not the fields reset.
+      next["spec"] = structuredClone(current["spec"] ?? {});
+      if (route.type.statusResets.includes("metadata.labels")) {
+        if (cm["labels"] !== undefined) nm["labels"] = structuredClone(cm["labels"]);
+        else delete nm["labels"];
+      }
+      if (next["status"] === undefined) next["status"] = {};
+    } else if (route.subresource === "status") {
       // Only the status changes through the status subresource.
       const merged: JsonObject = { ...structuredClone(current), status: next["status"] ?? {} };
       next = merged;
@@ -562,6 +573,8 @@ export class DevServer {
       if (route.type.generation && (annotationsChanged || !sameJson(next["spec"], current["spec"]))) {
         meta(next)["generation"] = Number(cm["generation"] ?? 1) + 1;
       }
+    } else {
+      admit(route, next, current);
     }
     if (JSON.stringify(next) === JSON.stringify(current)) return current;
     validateOwner(route, next);
