@@ -54,11 +54,11 @@ const DEFAULTED_TEMPLATE_SPEC = {
 };
 
 /** Opens a watch; `next(n)` resolves with the first n events (no timing involved). */
-function openWatch(url, path) {
+function openWatch(url, path, headers = {}) {
   const events = [];
   const waiting = [];
   let buf = "";
-  const req = request(url + path, (res) => {
+  const req = request(url + path, { headers }, (res) => {
     res.setEncoding("utf8");
     res.on("data", (c) => {
       buf += c;
@@ -537,6 +537,16 @@ describe("Deployments: API semantics", () => {
       ["Selector", 1],
     ]);
     assert.deepEqual([...t.rows[0].cells.slice(0, 4), ...t.rows[0].cells.slice(5)], ["web", "2/3", 3, 2, "web", "nginx:1.25", "app=web"]);
+    // kubectl get -w: a watch asking for Tables gets one-row Tables.
+    const w = openWatch(url, `${deployPath("default")}?watch=true`, { Accept: "application/json;as=Table;v=v1;g=meta.k8s.io,application/json" });
+    await w.opened;
+    await api.patch(deployPath("default", "web", "scale"), { spec: { replicas: 4 } });
+    const events = await w.next(2);
+    w.close();
+    assert.deepEqual(events.map((e) => [e.type, e.object.kind, e.object.rows[0].cells[1]]), [
+      ["ADDED", "Table", "2/3"],
+      ["MODIFIED", "Table", "2/4"],
+    ]);
   });
 });
 

@@ -256,7 +256,7 @@ export class DevServer {
       case "list":
         return this.list(req, res, route, url);
       case "watch":
-        return this.watch(res, route, url);
+        return this.watch(res, route, url, wantsTable(req));
       case "get":
         return this.send(res, 200, this.getView(route, req));
       case "create":
@@ -380,7 +380,7 @@ export class DevServer {
     this.send(res, 200, { kind: `${route.type.kind}List`, apiVersion: apiVersionOf(route.type), metadata: { resourceVersion: rv }, items });
   }
 
-  private watch(res: ServerResponse, route: Route, url: URL): void {
+  private watch(res: ServerResponse, route: Route, url: URL, asTable = false): void {
     const keep = this.filter(url);
     const resource = storeKey(route.type);
     const rvParam = url.searchParams.get("resourceVersion") ?? "";
@@ -389,7 +389,9 @@ export class DevServer {
     res.writeHead(200, { "Content-Type": "application/json", "Transfer-Encoding": "chunked", "Cache-Control": "no-cache" });
     res.flushHeaders();
     const write = (type: string, object: object): void => {
-      res.write(`${JSON.stringify({ type, object })}\n`);
+      // `kubectl get -w` asks for Tables: each event's object is a one-row Table.
+      const o = asTable && type !== "ERROR" ? table(route.type, [object as JsonObject], String(meta(object as JsonObject)["resourceVersion"] ?? "")) : object;
+      res.write(`${JSON.stringify({ type, object: o })}\n`);
     };
     const deliver = (e: WatchEventRecord): void => {
       if (route.namespace !== undefined && meta(e.object)["namespace"] !== route.namespace) return;
