@@ -413,7 +413,7 @@ export function correlateEvent(
   event: EventToRecord,
   now: Time,
 ): { decision: Correlation; state: EventCorrelatorState } {
-  return parsed(raw.correlateEvent(optJson(state, "state"), json(event, "event"), json(iso(now), "now")));
+  return guard("", () => parsed(raw.correlateEvent(optJson(state, "state"), json(event, "event"), json(iso(now, "now"), "now"))));
 }
 
 /**
@@ -425,26 +425,26 @@ export class EventCorrelator {
   readonly #raw: raw.EventCorrelator;
 
   constructor(state?: EventCorrelatorState | null) {
-    this.#raw = new raw.EventCorrelator(optJson(state, "state"));
+    this.#raw = guard("", () => new raw.EventCorrelator(optJson(state, "state")));
   }
 
   /** Create, patch or drop `event` recorded at `now`. */
   correlate(event: EventToRecord, now: Time): Correlation {
-    return this.#raw.correlate(json(event, "event"), json(iso(now), "now")) as Correlation;
+    return guard("", () => this.#raw.correlate(json(event, "event"), json(iso(now, "now"), "now")) as Correlation);
   }
 
   /** The Event the server returned for a create or a patch. */
   written(event: RecordedEvent | object): void {
-    this.#raw.written(json(event, "event"));
+    guard("", () => this.#raw.written(json(event, "event")));
   }
 
   /** The state as a plain value (for `new EventCorrelator(state)` or `correlateEvent`). */
   state(): EventCorrelatorState {
-    return parsed<EventCorrelatorState>(this.#raw.state());
+    return guard("", () => parsed<EventCorrelatorState>(this.#raw.state()));
   }
 
   size(): EventCorrelatorSize {
-    return this.#raw.size() as EventCorrelatorSize;
+    return guard("", () => this.#raw.size() as EventCorrelatorSize);
   }
 
   /** Frees the correlator's wasm memory; it must not be used afterwards. */
