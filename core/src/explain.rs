@@ -32,7 +32,7 @@ use serde_json::Value;
 use crate::claim::ClaimKind;
 use crate::config::Config;
 use crate::digest::Pods;
-use crate::error::{join_path, Error, Result};
+use crate::error::{join_path, json_type, Error, Result};
 use crate::expectations::Expectations;
 use crate::input::{self, SyncInput};
 use crate::model::{ObjectList, Pod, ReplicaSet};
@@ -530,17 +530,6 @@ fn victim(
             None
         },
         facts,
-    }
-}
-
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

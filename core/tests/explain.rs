@@ -635,8 +635,11 @@ fn pod_facts_read_pods_as_the_rules_do() {
             "annotations": {"controller.kubernetes.io/pod-deletion-cost": "-007"},
             "deletionTimestamp": "2026-11-21T04:00:00Z"}})),
     ]});
-    let facts =
-        pod_facts_json(list.to_string().as_bytes(), &replicore::OwnerKind::replica_set()).unwrap();
+    let facts = pod_facts_json(
+        list.to_string().as_bytes(),
+        &replicore::OwnerKind::replica_set(),
+    )
+    .unwrap();
     let by = |name: &str| facts.iter().find(|f| f.name == name).unwrap();
     assert_eq!(by("stale").owner, None);
     assert_eq!(by("stale").controller.as_deref(), Some("ReplicaSet/web"));
