@@ -39,6 +39,7 @@ import type { Correlation, EventCorrelatorSize, EventCorrelatorState, EventToRec
 
 export type * from "./types.js";
 export type { FieldTree } from "./pod-json.js";
+export * from "./facts.js";
 
 // Pods are written with only the fields the engine reads (see pod-json.ts). Compiled on
 // first use: in a browser the module is instantiated after this one is evaluated.
@@ -188,6 +189,14 @@ export function explainJson(listJson: string, options: ExplainOptions): Explanat
 
 function explainBytes(list: Uint8Array, options: ExplainOptions): Explanation {
   return raw.explain(list, json(withNow(options, "options"), "options")) as Explanation;
+}
+
+/**
+ * `explain` from JSON text, as the plain-text report `replicore explain` prints: the
+ * engine's one renderer (core/src/explain.rs `report_text`), also used by the native example.
+ */
+export function explainText(listJson: string, options: ExplainOptions): string {
+  return guard("", () => raw.explainText(utf8(listJson), json(withNow(options, "options"), "options")));
 }
 
 /** Which owner keys a pod event enqueues (now or later) and which observations it makes. */
