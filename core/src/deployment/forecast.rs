@@ -202,6 +202,8 @@ struct Player<'o> {
     jitter: i64,
     min_ready: i64,
     interval: i64,
+    /// `spec.replicas` of each ReplicaSet before the current sync's first update of it.
+    before: BTreeMap<String, i32>,
 }
 
 /// What the syncs of one instant did to the ReplicaSets.
@@ -232,6 +234,7 @@ impl<'o> Player<'o> {
             jitter: millis(options.startup_jitter_seconds),
             min_ready,
             interval: millis(options.interval_seconds).max(1),
+            before: BTreeMap::new(),
             cluster: Cluster {
                 deployment,
                 replica_sets: Vec::new(),
@@ -380,6 +383,7 @@ impl<'o> Player<'o> {
         };
         let mut calls = Vec::new();
         let mut failure: Option<Error> = None;
+        self.before.clear();
         let done = run_sync(input, |call| {
             let (result, err) = self.apply(call, now);
             if let Some(e) = err {
@@ -434,6 +438,9 @@ impl<'o> Player<'o> {
                             .iter_mut()
                             .find(|r| &r.metadata.name == name)
                         {
+                            self.before
+                                .entry(name.clone())
+                                .or_insert(slot.spec.desired());
                             let generation = slot.metadata.generation.unwrap_or(0);
                             let bump = slot.spec != rs.spec;
                             rs.status = slot.status.clone();
@@ -497,24 +504,14 @@ impl<'o> Player<'o> {
                     };
                     let Some(to) = replicas(object) else { continue };
                     if self.is_new(rs) {
-                        // The model already holds the new size; the size before the call is
-                        // the pod count (the ReplicaSet controller has not acted yet).
-                        let before = self
-                            .cluster
-                            .pods
-                            .get(name)
-                            .map_or(0, |p| i32::try_from(p.len()).unwrap_or(0));
+                        let before = self.before.get(name).copied().unwrap_or(to);
                         if to > before {
                             decided.new_up = Some((before, to));
                         } else if to < before {
                             decided.new_down = Some((before, to));
                         }
                     } else {
-                        let before = self
-                            .cluster
-                            .pods
-                            .get(name)
-                            .map_or(0, |p| i32::try_from(p.len()).unwrap_or(0));
+                        let before = self.before.get(name).copied().unwrap_or(to);
                         if to < before {
                             decided.old_down = decided.old_down.saturating_add(before - to);
                         }
@@ -751,15 +748,16 @@ impl<'o> Player<'o> {
             }
         }
         if parts.is_empty() && recreate {
+            let what = if available == pods { "all" } else { "wait:" };
             parts.push((
                 "D-62".into(),
-                format!("wait: {available} of {pods} pods available"),
+                format!("{what} {available} of {pods} pods available"),
             ));
         }
         if parts.is_empty() {
             let why = if available < r && old > 0 && !recreate {
                 format!("wait: {available} available, old RSs may shrink only above {min_avail}")
-            } else if available < new {
+            } else if available < pods {
                 format!("wait: {available} of {pods} pods available")
             } else {
                 format!("{available} of {pods} pods available")
