@@ -537,6 +537,56 @@ fn benches(c: &mut Criterion) {
     }
 }
 
+/// forecast/1000_replicas: the forecast of a 1,000-replica rollout (25%/25%, 10 s
+/// start-up) from an old ReplicaSet of 1,000 available replicas to completion.
+fn forecast_bench(c: &mut Criterion) {
+    use serde_json::json;
+    let template = |image: &str, hash: Option<&str>| {
+        let mut labels = json!({"app": "web"});
+        if let Some(h) = hash {
+            labels["pod-template-hash"] = json!(h);
+        }
+        json!({"metadata": {"labels": labels},
+               "spec": {"containers": [{"name": "web", "image": image}]}})
+    };
+    let d = json!({
+        "metadata": {"name": "web", "namespace": "default", "uid": "d-uid", "generation": 2,
+            "annotations": {"deployment.kubernetes.io/revision": "1"}},
+        "spec": {"replicas": 1000, "selector": {"matchLabels": {"app": "web"}},
+            "template": template("web:v2", None),
+            "strategy": {"type": "RollingUpdate",
+                "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}},
+            "progressDeadlineSeconds": 600},
+        "status": {"observedGeneration": 1, "replicas": 1000, "updatedReplicas": 1000,
+            "availableReplicas": 1000}
+    });
+    let old_template = template("web:v1", Some("old1"));
+    let old = json!({
+        "metadata": {"name": "web-old1", "namespace": "default", "uid": "rs-old1",
+            "generation": 1, "creationTimestamp": "2026-11-20T00:00:00Z",
+            "labels": old_template["metadata"]["labels"],
+            "annotations": {"deployment.kubernetes.io/revision": "1"},
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web",
+                "uid": "d-uid", "controller": true, "blockOwnerDeletion": true}]},
+        "spec": {"replicas": 1000, "selector": {"matchLabels": old_template["metadata"]["labels"]},
+            "template": old_template},
+        "status": {"replicas": 1000, "readyReplicas": 1000, "availableReplicas": 1000}
+    });
+    let now = replicore::Time::parse("2026-11-24T01:00:00Z")
+        .expect("a time")
+        .expect("not zero");
+    let options = replicore::deployment::forecast::ForecastOptions::at(now);
+    let rss = vec![old];
+    let mut g = c.benchmark_group("forecast");
+    g.bench_function("1000_replicas", |b| {
+        b.iter(|| {
+            replicore::deployment::forecast::forecast(black_box(&d), black_box(&rss), &options)
+                .expect("a forecast")
+        })
+    });
+    g.finish();
+}
+
 /// A RollingUpdate deployment of 30 replicas (surge 25%, unavailable 25%) with its new
 /// RS at 30 (all available) and 10 old RSs of 2 each (all available): the old RSs are
 /// all scaled to 0 (10 RS updates), then the status is written (11 calls).
@@ -610,6 +660,6 @@ criterion_group! {
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3))
         .sample_size(20);
-    targets = benches
+    targets = benches, forecast_bench
 }
 criterion_main!(engine);

@@ -1,5 +1,7 @@
 //! Explains what the ReplicaSet controller would do now with a `kubectl get rs,pods -o json`
-//! snapshot, and which pods a scale-down would delete first, and why.
+//! snapshot, and which pods a scale-down would delete first, and why. With Deployments in
+//! the list (`kubectl get deploy,rs,pods -o json`), each Deployment is explained first
+//! (`replicore::deployment::explain`); `--json` then prints `{deployments, replicaSets}`.
 //!
 //! ```text
 //! cargo run --release -p replicore --example explain -- [-f FILE|-] [--replicas N] [--rs NAME] [--now RFC3339] [--json]
@@ -9,6 +11,7 @@
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
+use replicore::deployment::explain::explain_deployments_json;
 use replicore::explain::{explain_json, report_text, ExplainOptions};
 use replicore::{Error, Time};
 
@@ -65,10 +68,25 @@ fn run() -> Result<(), Failure> {
     };
     let explanation =
         explain_json(&bytes, &options).map_err(|e| Failure::Run(describe(&name, &e)))?;
+    // The Deployments of the list, if any (`kubectl get deploy,rs,pods -o json`).
+    let deployments =
+        explain_deployments_json(&bytes, now).map_err(|e| Failure::Run(describe(&name, &e)))?;
+    let with_deployments = !deployments.deployments.is_empty();
     if args.json {
-        let text = serde_json::to_string_pretty(&explanation)
-            .map_err(|e| Failure::Run(format!("cannot write JSON: {e}")))?;
+        let text = if with_deployments {
+            serde_json::to_string_pretty(&serde_json::json!({
+                "deployments": deployments, "replicaSets": explanation}))
+        } else {
+            serde_json::to_string_pretty(&explanation)
+        }
+        .map_err(|e| Failure::Run(format!("cannot write JSON: {e}")))?;
         emit(&format!("{text}\n"))
+    } else if with_deployments {
+        emit(&format!(
+            "{}\n{}",
+            deployments.text,
+            report_text(&explanation)
+        ))
     } else {
         emit(&report_text(&explanation))
     }

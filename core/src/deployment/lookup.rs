@@ -50,11 +50,52 @@ fn fields_eq(a: &Value, b: &Value, field_eq: &dyn Fn(&str, &Value, &Value) -> bo
         ),
         _ => return semantic_eq(a, b),
     };
-    x.iter()
-        .all(|(k, v)| field_eq(k, v, y.get(k).unwrap_or(&NULL)))
-        && y.iter()
-            .filter(|(k, _)| !x.contains_key(*k))
-            .all(|(k, w)| field_eq(k, &NULL, w))
+    each_field(x, y, |k, v, w| {
+        field_eq(k, v.unwrap_or(&NULL), w.unwrap_or(&NULL))
+    })
+}
+
+/// `f(key, x's value, y's value)` holds for every key of either map, visited in one
+/// merged pass over both (a map iterates in key order: serde_json's map is a `BTreeMap`
+/// without its `preserve_order` feature, which the workspace does not enable and a unit
+/// test below guards).
+fn each_field(
+    x: &serde_json::Map<String, Value>,
+    y: &serde_json::Map<String, Value>,
+    mut f: impl FnMut(&str, Option<&Value>, Option<&Value>) -> bool,
+) -> bool {
+    let (mut xs, mut ys) = (x.iter().peekable(), y.iter().peekable());
+    loop {
+        let holds = match (xs.peek(), ys.peek()) {
+            (None, None) => return true,
+            (Some(&(k, v)), None) => {
+                xs.next();
+                f(k, Some(v), None)
+            }
+            (None, Some(&(k, w))) => {
+                ys.next();
+                f(k, None, Some(w))
+            }
+            (Some(&(k, v)), Some(&(l, w))) => match k.cmp(l) {
+                Ordering::Less => {
+                    xs.next();
+                    f(k, Some(v), None)
+                }
+                Ordering::Greater => {
+                    ys.next();
+                    f(l, None, Some(w))
+                }
+                Ordering::Equal => {
+                    xs.next();
+                    ys.next();
+                    f(k, Some(v), Some(w))
+                }
+            },
+        };
+        if !holds {
+            return false;
+        }
+    }
 }
 
 /// Is `v` what Go decodes to a zero/nil value that compares equal to an absent field?
@@ -85,10 +126,11 @@ fn eq_in(a: &Value, b: &Value, quantities: bool) -> bool {
                     eq_in(v, w, inner(k))
                 }
             };
-            x.iter().all(|(k, v)| match y.get(k) {
-                Some(w) => field(k, v, w) || (quantities && quantity_eq(v, w)),
-                None => is_empty(v),
-            }) && y.iter().all(|(k, w)| x.contains_key(k) || is_empty(w))
+            each_field(x, y, |k, v, w| match (v, w) {
+                (Some(v), Some(w)) => field(k, v, w) || (quantities && quantity_eq(v, w)),
+                (Some(v), None) | (None, Some(v)) => is_empty(v),
+                (None, None) => true,
+            })
         }
         (Value::Array(x), Value::Array(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(v, w)| eq_in(v, w, false))
@@ -258,21 +300,61 @@ pub fn find_new(d: &Deployment, rs_list: &mut [Rs]) -> Option<usize> {
 
 /// D-26 `FindOldReplicaSets` (all of them): every RS but the new one, in list order.
 pub fn find_old(d: &Deployment, rs_list: &mut [Rs]) -> (Option<Rs>, Vec<Rs>) {
+    let (new, old) = find_new_and_old(d, rs_list);
+    (new.and_then(|i| rs_list.get(i).cloned()), old)
+}
+
+/// D-25 + D-26 with one template comparison per RS: the index of the new RS in the
+/// sorted `rs_list` ([`find_new`]) and every other RS, in list order.
+pub fn find_new_and_old(d: &Deployment, rs_list: &mut [Rs]) -> (Option<usize>, Vec<Rs>) {
     let new = find_new(d, rs_list);
-    let new_rs = new.and_then(|i| rs_list.get(i).cloned());
+    let new_uid = new.and_then(|i| rs_list.get(i)).map(|n| &n.metadata.uid);
     let old = rs_list
         .iter()
-        .filter(|rs| {
-            new_rs
-                .as_ref()
-                .is_none_or(|n| n.metadata.uid != rs.metadata.uid)
-        })
+        .filter(|rs| new_uid.is_none_or(|uid| *uid != rs.metadata.uid))
         .cloned()
         .collect();
-    (new_rs, old)
+    (new, old)
 }
 
 /// "Active": `spec.replicas > 0` (`FilterActiveReplicaSets`).
 pub fn is_active(rs: &Rs) -> bool {
     rs.spec.desired() > 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// [`each_field`] merges two maps in one pass: that needs serde_json's map to iterate
+    /// in key order (no `preserve_order` feature anywhere in the build).
+    #[test]
+    fn json_maps_iterate_in_key_order() {
+        let v: Value = serde_json::from_str(r#"{"b": 1, "a": 2, "c": 3}"#).unwrap();
+        let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn templates_equal_in_any_key_order_with_empty_fields_absent() {
+        let a: Value = serde_json::from_str(
+            r#"{"metadata": {"labels": {"app": "w", "pod-template-hash": "x"}},
+                "spec": {"containers": [{"name": "c", "image": "i",
+                  "resources": {"limits": {"cpu": "500m"}}}], "volumes": []}}"#,
+        )
+        .unwrap();
+        let b: Value = serde_json::from_str(
+            r#"{"spec": {"containers": [{"image": "i", "name": "c",
+                  "resources": {"limits": {"cpu": "0.5"}}, "env": []}]},
+                "metadata": {"annotations": {}, "labels": {"app": "w"}}}"#,
+        )
+        .unwrap();
+        assert!(equal_ignore_hash(&a, &b));
+        let mut c = b.clone();
+        c["spec"]["containers"][0]["image"] = Value::from("j");
+        assert!(!equal_ignore_hash(&a, &c));
+        c = b.clone();
+        c["metadata"]["labels"]["zz"] = Value::from("1");
+        assert!(!equal_ignore_hash(&a, &c));
+    }
 }

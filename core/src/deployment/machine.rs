@@ -347,20 +347,39 @@ impl DeploymentSync {
 
     /// The next step: replays the sync with the reported results.
     pub fn next(&self) -> Result<Step> {
-        let mut ctx = Ctx::new(&self.input, &self.results);
-        let outcome = super::sync::sync_deployment(&mut ctx, &self.input);
+        run(&self.input, &self.results, None)
+    }
+
+    /// Reports the result of the call the last [`DeploymentSync::next`] named.
+    pub fn report(&mut self, result: ApiResult) -> Result<()> {
+        self.results.push(result);
+        Ok(())
+    }
+}
+
+/// One run of the sync: the first calls get `results`, the later ones `answer` (when
+/// given) or else the first unanswered call suspends the run and becomes the step.
+fn run<'a>(
+    input: &'a DeploymentSyncInput,
+    results: &'a [ApiResult],
+    answer: Option<&'a mut dyn FnMut(&ApiCall) -> ApiResult>,
+) -> Result<Step> {
+    {
+        let mut ctx = Ctx::new(input, results);
+        ctx.answer = answer;
+        let outcome = super::sync::sync_deployment(&mut ctx, input);
         let error = match outcome {
             Ok(()) => None,
             Err(Flow::Fail(e)) => Some(e),
             Err(Flow::Suspend(call)) => return Ok(Step::Call { call: *call }),
             Err(Flow::Bad(e)) => return Err(e),
         };
-        if ctx.made < self.results.len() {
+        if ctx.made < results.len() {
             return Err(Error::Outcome {
                 path: format!("results[{}]", ctx.made),
                 message: format!(
                     "{} results reported, the sync made {} calls",
-                    self.results.len(),
+                    results.len(),
                     ctx.made
                 ),
             });
@@ -374,28 +393,23 @@ impl DeploymentSync {
             },
         })
     }
-
-    /// Reports the result of the call the last [`DeploymentSync::next`] named.
-    pub fn report(&mut self, result: ApiResult) -> Result<()> {
-        self.results.push(result);
-        Ok(())
-    }
 }
 
-/// Runs a whole sync against a host that answers each call at once.
+/// Runs a whole sync against a host that answers each call at once: the same sync as
+/// the step machine's (same calls, same results), in one run instead of one replay per
+/// call.
 pub fn run_sync(
     input: DeploymentSyncInput,
     mut answer: impl FnMut(&ApiCall) -> ApiResult,
 ) -> Result<SyncDone> {
-    let mut machine = DeploymentSync::new(input)?;
-    loop {
-        match machine.next()? {
-            Step::Call { call } => {
-                let r = answer(&call);
-                machine.report(r)?;
-            }
-            Step::Done { done } => return Ok(done),
-        }
+    super::sync::validate(&input)?;
+    match run(&input, &[], Some(&mut answer))? {
+        Step::Done { done } => Ok(done),
+        // Unreachable: with an answerer no call suspends the run.
+        Step::Call { call } => Err(Error::Outcome {
+            path: "results".into(),
+            message: format!("the {} call was not answered", call.verb()),
+        }),
     }
 }
 
@@ -425,6 +439,8 @@ pub(crate) struct Ctx<'a> {
     /// The informer's ReplicaSets (the AlreadyExists path reads it, D-34).
     pub cache: &'a [Rs],
     results: &'a [ApiResult],
+    /// Answers the calls past `results` at once (a whole run, [`run_sync`]).
+    answer: Option<&'a mut dyn FnMut(&ApiCall) -> ApiResult>,
     made: usize,
     pub events: Vec<DeploymentEvent>,
     pub requeue: ProgressRequeue,
@@ -437,6 +453,7 @@ impl<'a> Ctx<'a> {
             gates: input.feature_gates,
             cache: &input.replica_sets,
             results,
+            answer: None,
             made: 0,
             events: Vec::new(),
             requeue: ProgressRequeue::None,
@@ -445,14 +462,17 @@ impl<'a> Ctx<'a> {
 
     /// Makes `call`: its reported result, or a suspension when there is none yet.
     pub fn call(&mut self, call: ApiCall) -> Run<std::result::Result<Option<Value>, ApiError>> {
-        let Some(result) = self.results.get(self.made) else {
-            return Err(Flow::Suspend(Box::new(call)));
+        let result = match (self.results.get(self.made), self.answer.as_mut()) {
+            (Some(ApiResult::Ok { object }), _) => Ok(object.clone()),
+            (Some(ApiResult::Error(e)), _) => Err(e.clone()),
+            (None, Some(answer)) => match answer(&call) {
+                ApiResult::Ok { object } => Ok(object),
+                ApiResult::Error(e) => Err(e),
+            },
+            (None, None) => return Err(Flow::Suspend(Box::new(call))),
         };
         self.made += 1;
-        Ok(match result {
-            ApiResult::Ok { object } => Ok(object.clone()),
-            ApiResult::Error(e) => Err(e.clone()),
-        })
+        Ok(result)
     }
 
     /// Calls made so far in this run.

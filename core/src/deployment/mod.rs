@@ -8,6 +8,8 @@
 //! (D-50..D-54), [`recreate`] (D-60..D-62), [`cleanup`] (D-70), [`status`]
 //! (D-71..D-78), [`pause`] (D-80), [`rollback`] (D-90..D-93), [`events`] (D-100),
 //! [`handlers`] (D-110..D-115), [`hash`] (D-27), and the driver [`sync`] (D-10..D-19).
+//! Built on the step machine: [`explain`] (what the next sync would do, and why) and
+//! [`forecast`] (a rollout played forward in time).
 //!
 //! ```
 //! use replicore::deployment::{run_sync, ApiResult, DeploymentSyncInput, ProgressRequeue};
@@ -30,6 +32,8 @@
 pub mod claim;
 pub mod cleanup;
 pub mod events;
+pub mod explain;
+pub mod forecast;
 mod go_layout;
 pub mod handlers;
 pub mod hash;

@@ -302,10 +302,29 @@ impl Deployment {
 /// The deployment as written back: the wire object with the annotations, the template
 /// and the status the sync holds.
 pub(crate) fn deployment_wire(d: &Wire<Deployment>) -> Value {
-    let mut wire = Value::clone(&d.wire);
-    if !wire.is_object() {
-        wire = Value::Object(Default::default());
-    }
+    // Copied without `spec.template` and `status`, which are replaced below (a template
+    // is most of a deployment's size).
+    let mut wire = match d.wire.as_ref() {
+        Value::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .filter(|(k, _)| k.as_str() != "status")
+                .map(|(k, v)| match (k.as_str(), v) {
+                    ("spec", Value::Object(spec)) => (
+                        k.clone(),
+                        Value::Object(
+                            spec.iter()
+                                .filter(|(k, _)| k.as_str() != "template")
+                                .map(|(k, v)| (k.clone(), v.clone()))
+                                .collect(),
+                        ),
+                    ),
+                    _ => (k.clone(), v.clone()),
+                })
+                .collect(),
+        ),
+        _ => Value::Object(Default::default()),
+    };
     set_path(
         &mut wire,
         &["metadata", "annotations"],

@@ -8,7 +8,7 @@ use crate::error::Error;
 use super::claim::deployment_kind;
 use super::events::{self, go_quote};
 use super::hash::pod_template_hash;
-use super::lookup::{equal_ignore_hash, find_new, find_old, rs_template};
+use super::lookup::{equal_ignore_hash, find_new_and_old, rs_template};
 use super::machine::{ApiCall, Ctx, Flow, Run, SyncError};
 use super::model::{
     reason, Deployment, Rs, Wire, HASH_LABEL, MAX_REVISION_HISTORY_CHARS, RECREATE,
@@ -70,19 +70,19 @@ pub(crate) fn find_and_sync_revision(
     rs_list: &mut [Rs],
     create: bool,
 ) -> Run<(Option<Rs>, Vec<Rs>)> {
-    let (_, old) = find_old(d, rs_list);
-    let new_rs = new_replica_set(ctx, d, rs_list, &old, create)?;
+    let (new, old) = find_new_and_old(d, rs_list);
+    let existing = new.and_then(|i| rs_list.get(i).cloned());
+    let new_rs = new_replica_set(ctx, d, existing, &old, create)?;
     Ok((new_rs, old))
 }
 
 fn new_replica_set(
     ctx: &mut Ctx<'_>,
     d: &mut Wire<Deployment>,
-    rs_list: &mut [Rs],
+    existing: Option<Rs>,
     old: &[Rs],
     create: bool,
 ) -> Run<Option<Rs>> {
-    let existing = find_new(d, rs_list).and_then(|i| rs_list.get(i).cloned());
     let new_revision = max_revision(old).wrapping_add(1);
     if let Some(existing) = existing {
         return sync_existing(ctx, d, existing, new_revision).map(Some);
