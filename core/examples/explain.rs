@@ -11,17 +11,19 @@
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
-use replicore::deployment::explain::explain_deployments_json;
-use replicore::explain::{explain_json, report_text, ExplainOptions};
+use replicore::explain::ExplainOptions;
+use replicore::report::{render, report, ForecastRequest, ReportOptions};
 use replicore::{Error, Time};
 
-const USAGE: &str = "usage: explain [-f FILE|-] [--replicas N] [--rs NAME] [--now RFC3339] [--json]
+const USAGE: &str =
+    "usage: explain [-f FILE|-] [--replicas N] [--rs NAME] [--now RFC3339] [--forecast] [--json]
 
-  -f, --file FILE   a `kubectl get rs,pods -o json` List ('-' = stdin);
+  -f, --file FILE   a `kubectl get deploy,rs,pods -o json` List ('-' = stdin);
                     default: the workspace's examples/cluster.json
   --replicas N      also preview a scale-down to N replicas: which pods go, in order
   --rs NAME         explain only this ReplicaSet (name or namespace/name)
   --now RFC3339     the controller clock (default: the system clock)
+  --forecast        also play each Deployment's rollout forward (10 s start-up)
   --json            print the explanation as JSON";
 
 struct Args {
@@ -30,6 +32,7 @@ struct Args {
     owner: Option<String>,
     now: Option<Time>,
     json: bool,
+    forecast: bool,
 }
 
 /// Why the program stops: a usage error (exit 2) or a failure (exit 1).
@@ -66,29 +69,24 @@ fn run() -> Result<(), Failure> {
         owner: args.owner,
         ..ExplainOptions::at(now)
     };
-    let explanation =
-        explain_json(&bytes, &options).map_err(|e| Failure::Run(describe(&name, &e)))?;
-    // The Deployments of the list, if any (`kubectl get deploy,rs,pods -o json`).
-    let deployments =
-        explain_deployments_json(&bytes, now).map_err(|e| Failure::Run(describe(&name, &e)))?;
-    let with_deployments = !deployments.deployments.is_empty();
+    let options = ReportOptions {
+        forecast: args.forecast.then(ForecastRequest::default),
+        ..ReportOptions::explain(options)
+    };
+    let report = report(&bytes, &options).map_err(|e| Failure::Run(describe(&name, &e)))?;
     if args.json {
-        let text = if with_deployments {
-            serde_json::to_string_pretty(&serde_json::json!({
-                "deployments": deployments, "replicaSets": explanation}))
-        } else {
-            serde_json::to_string_pretty(&explanation)
-        }
-        .map_err(|e| Failure::Run(format!("cannot write JSON: {e}")))?;
+        let text = report
+            .to_json_value()
+            .and_then(|v| {
+                serde_json::to_string_pretty(&v).map_err(|e| replicore::Error::Malformed {
+                    path: String::new(),
+                    message: e.to_string(),
+                })
+            })
+            .map_err(|e| Failure::Run(format!("cannot write JSON: {e}")))?;
         emit(&format!("{text}\n"))
-    } else if with_deployments {
-        emit(&format!(
-            "{}\n{}",
-            deployments.text,
-            report_text(&explanation)
-        ))
     } else {
-        emit(&report_text(&explanation))
+        emit(&render(&report))
     }
 }
 
@@ -100,6 +98,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, Fa
         owner: None,
         now: None,
         json: false,
+        forecast: false,
     };
     while let Some(arg) = args.next() {
         let (flag, inline) = match arg.split_once('=') {
@@ -123,6 +122,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, Fa
                 out.replicas = Some(n);
             }
             "--rs" => out.owner = Some(value("a ReplicaSet name")?),
+            "--forecast" => out.forecast = true,
             "--now" => {
                 let v = value("an RFC 3339 time")?;
                 out.now = match Time::parse(&v) {

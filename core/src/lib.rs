@@ -70,6 +70,7 @@ pub mod owner;
 pub mod pod_fields;
 pub mod pods;
 pub mod rank;
+pub mod report;
 pub mod selector;
 pub mod sim;
 pub mod slowstart;

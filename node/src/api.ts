@@ -17,6 +17,7 @@ import type {
   ExpectationsChange,
   Explanation,
   ExplainOptions,
+  ReportOptions,
   LabelSelector,
   LiveOwner,
   SlowStartResult,
@@ -192,11 +193,21 @@ function explainBytes(list: Uint8Array, options: ExplainOptions): Explanation {
 }
 
 /**
- * `explain` from JSON text, as the plain-text report `replicore explain` prints: the
- * engine's one renderer (core/src/explain.rs `report_text`), also used by the native example.
+ * What `replicore explain` prints for JSON text of `kubectl get deploy,rs,pods -o json`:
+ * the Deployments, the ReplicaSets and, with `options.forecast`, each Deployment's rollout
+ * played forward. The engine's one report and renderer (core/src/report.rs), also used by
+ * the native example.
  */
-export function explainText(listJson: string, options: ExplainOptions): string {
+export function explainText(listJson: string, options: ReportOptions): string {
   return guard("", () => raw.explainText(utf8(listJson), json(withNow(options, "options"), "options")));
+}
+
+/**
+ * {@link explainText} as data: for ReplicaSets alone the {@link Explanation}; with
+ * Deployments or a forecast, `{deployments, replicaSets, forecasts}`.
+ */
+export function explainReport(listJson: string, options: ReportOptions): Explanation | Record<string, unknown> {
+  return guard("", () => parsed<Explanation | Record<string, unknown>>(raw.explainReport(utf8(listJson), json(withNow(options, "options"), "options"))));
 }
 
 /** Which owner keys a pod event enqueues (now or later) and which observations it makes. */

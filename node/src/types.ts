@@ -365,6 +365,21 @@ export interface ExplainOptions {
   config?: Config;
 }
 
+/** A rollout forecast's settings; each defaults to the engine's (seed 1, 10 s start-up, no failures, 1 s resolution, one hour). */
+export interface ForecastRequest {
+  seed?: number;
+  startupSeconds?: number;
+  startupJitterSeconds?: number;
+  failure?: { kind: "none" } | { kind: "neverReadyFraction"; fraction: number } | { kind: "newTemplateFails" };
+  intervalSeconds?: number;
+  maxSeconds?: number;
+}
+
+/** The options of `explainText` / `explainReport`: explain, and optionally forecast. */
+export interface ReportOptions extends ExplainOptions {
+  forecast?: ForecastRequest;
+}
+
 export interface VictimExplanation extends RankFacts {
   position: number;
   namespace: string;

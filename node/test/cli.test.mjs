@@ -67,6 +67,33 @@ describe("explain", () => {
     assert.match(old, /sync {6}nothing: in sync \(0 active, 0 desired\)/);
   });
 
+  test("Deployments: the rollout explained, the same text as the native example, and --forecast", () => {
+    const rollout = clusterFile.replace("cluster.json", "rollout.json");
+    const now = "2026-11-23T23:16:12Z";
+    const r = run(["explain", "-f", rollout, "--now", now]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^Deployment team-a\/gateway \(revision 4, RollingUpdate, 10 replicas\)\n {2}maxSurge 3 \(at most 13 pods\), maxUnavailable 2 \(at least 8 available\)\n/);
+    assert.match(r.stdout, /^ {4}1\. create gateway-569ccb8dcc with 3 replicas .*\[D-34\]$/m);
+    assert.match(r.stdout, /^4 ReplicaSets, 10 pods at 2026-11-23T23:16:12Z/m);
+
+    const f = run(["explain", "-f", rollout, "--now", now, "--forecast", "--startup", "10", "--seed", "3"]);
+    assert.equal(f.status, 0, f.stderr);
+    assert.match(f.stdout, /^Forecast for deployment team-a\/gateway \(RollingUpdate, 10 replicas, maxSurge 3, maxUnavailable 2\)$/m);
+    assert.match(f.stdout, /^Peak 13 pods, minimum 8 available, \d+ syncs\.$/m);
+    const stalled = run(["explain", "-f", rollout, "--now", now, "--forecast", "--failing"]);
+    assert.equal(stalled.status, 0, stalled.stderr);
+    assert.match(stalled.stdout, /^Stalled at \d+s: ProgressDeadlineExceeded/m);
+
+    const j = JSON.parse(run(["explain", "-f", rollout, "--now", now, "--forecast", "--json"]).stdout);
+    assert.equal(j.deployments.deployments[0].name, "gateway");
+    assert.equal(j.forecasts[0].peakPods, 13);
+    assert.equal(j.forecasts[0].end.kind, "complete");
+
+    assertOneLineError(run(["explain", "-f", clusterFile, "--now", NOW, "--forecast"]), { status: 1, match: /no Deployment to forecast/ });
+    assertOneLineError(run(["explain", "-f", rollout, "--seed", "3"]), { status: 2, match: /go with --forecast/ });
+    assertOneLineError(run(["explain", "-f", rollout, "--forecast", "--startup", "-4"]), { status: 2, match: /--startup/ });
+  });
+
   test("--json is the explain() result", () => {
     const r = run(["explain", "-f", clusterFile, "--now", NOW, "--json"]);
     assert.equal(r.status, 0, r.stderr);

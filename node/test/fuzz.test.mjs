@@ -150,6 +150,7 @@ test("10,000 random calls over every export answer with a value or a ReplicoreEr
     rankPods: () => replicore.rankPods(arg(pods), arg({ now: NOW })),
     explain: () => replicore.explain(arg(list), arg({ now: NOW })),
     explainText: () => replicore.explainText(rnd() < 0.3 ? JSON.stringify(list) : value(), arg({ now: NOW })),
+    explainReport: () => replicore.explainReport(rnd() < 0.3 ? JSON.stringify(list) : value(), arg(rnd() < 0.5 ? { now: NOW } : { now: NOW, forecast: {} })),
     podFacts: () => replicore.podFacts(rnd() < 0.3 ? JSON.stringify(list) : value(), arg(undefined)),
     rankRuleTexts: () => replicore.rankRuleTexts(),
     deletionCostAnnotation: () => replicore.deletionCostAnnotation(),

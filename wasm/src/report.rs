@@ -1,16 +1,29 @@
-//! The explain report as text (`explainText`): the engine's one renderer
-//! (`replicore::explain::report_text`), which the CLI prints. Conversion only.
+//! The explain report (`explainText`, `explainReport`): the engine's one report
+//! (`replicore::report`: the Deployments, the ReplicaSets, the forecasts asked for) and
+//! its one renderer, which the CLI prints. Conversion only.
 
-use replicore::explain::{explain_json, report_text, ExplainOptions};
+use replicore::report::{render, report, ReportOptions};
 use wasm_bindgen::prelude::*;
 
-use crate::convert::{self, error, object};
+use crate::convert::{self, error, object, to_json_text, JsResult};
 
-/// `explainText(listJson, optionsJson)`: the plain-text report of `explain`.
+fn made(list: &JsValue, options: &JsValue) -> Result<replicore::report::Report, JsValue> {
+    let options: ReportOptions = object(options, "options")?;
+    let bytes = convert::json_bytes(list, "")?;
+    report(&bytes, &options).map_err(|e| error(&e))
+}
+
+/// `explainText(listJson, optionsJson)`: the plain-text report of `replicore explain`.
 #[wasm_bindgen(js_name = explainText)]
 pub fn explain_text(list: JsValue, options: JsValue) -> Result<String, JsValue> {
-    let options: ExplainOptions = object(&options, "options")?;
-    let bytes = convert::json_bytes(&list, "")?;
-    let explanation = explain_json(&bytes, &options).map_err(|e| error(&e))?;
-    Ok(report_text(&explanation))
+    made(&list, &options).map(|r| render(&r))
+}
+
+/// `explainReport(listJson, optionsJson)`: the same report as data (JSON text).
+#[wasm_bindgen(js_name = explainReport)]
+pub fn explain_report(list: JsValue, options: JsValue) -> JsResult {
+    let value = made(&list, &options)?
+        .to_json_value()
+        .map_err(|e| error(&e))?;
+    to_json_text(&value)
 }

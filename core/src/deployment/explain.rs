@@ -138,23 +138,26 @@ pub fn explain_deployments(items: &[Value], now: Time) -> Result<DeploymentsExpl
 
 /// [`explain_deployments`] of a List's JSON text.
 pub fn explain_deployments_json(bytes: &[u8], now: Time) -> Result<DeploymentsExplanation> {
-    let list: Value = serde_json::from_slice(bytes).map_err(|e| Error::Outcome {
-        path: String::new(),
-        message: format!("not JSON: {e}"),
-    })?;
-    let items = match &list {
+    let list: Value = crate::input::from_json_any(bytes)?;
+    match list_items(&list)? {
+        Some(items) => explain_deployments(items, now),
+        None => explain_deployments(std::slice::from_ref(&list), now),
+    }
+}
+
+/// The items of a v1 List (`None`: the value is one object, not a List).
+pub(crate) fn list_items(list: &Value) -> Result<Option<&[Value]>> {
+    match list {
         Value::Object(o) if o.contains_key("items") => o
             .get("items")
             .and_then(Value::as_array)
-            .ok_or(Error::Outcome {
+            .map(|items| Some(items.as_slice()))
+            .ok_or(Error::Malformed {
                 path: "items".into(),
-                message: "not a list".into(),
-            })?,
-        _ => {
-            return explain_deployments(std::slice::from_ref(&list), now);
-        }
-    };
-    explain_deployments(items, now)
+                message: "must be an array of objects".into(),
+            }),
+        _ => Ok(None),
+    }
 }
 
 fn summary(rs: &Rs) -> ReplicaSetSummary {

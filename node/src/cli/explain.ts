@@ -1,27 +1,39 @@
 // `replicore explain`: what the ReplicaSet controller would do now with a
 // `kubectl get rs,pods -o json` snapshot, and which pods a scale-down would delete first.
 
-import { explainJson, explainText, isReplicoreError, type ExplainOptions, type ReplicoreError } from "../node.js";
+import { explainReport, explainText, isReplicoreError, type ReportOptions, type ReplicoreError } from "../node.js";
 import { parseCommandArgs, stringValue } from "./args.js";
 import { CliError, describeInputError, emit, readInput, usageError, type Input } from "./io.js";
 
-export const EXPLAIN_USAGE = `usage: replicore explain [-f FILE|-] [--replicas N] [--rs NAME] [--now TIME] [--json]
+export const EXPLAIN_USAGE = `usage: replicore explain [-f FILE|-] [--replicas N] [--rs NAME] [--now TIME]
+                        [--forecast [--startup S] [--seed N] [--failing]] [--json]
 
-Explains what the ReplicaSet controller would do now with a cluster snapshot: per
-ReplicaSet, desired vs. active/ready/available pods, what a sync would do (adopt, release,
-create in slow-start batches, or delete which pods and why), and with --replicas which
-pods a scale-down would delete, first to go first, each with the rule that placed it.
+Explains what the Deployment and ReplicaSet controllers would do now with a cluster
+snapshot. Per Deployment: its revision, new and old ReplicaSets, maxSurge and
+maxUnavailable resolved, the conditions with the time left before the progress
+deadline, and what the next sync would do and why (the rule). Per ReplicaSet: desired
+vs. active/ready/available pods, what a sync would do (adopt, release, create in
+slow-start batches, or delete which pods and why), and with --replicas which pods a
+scale-down would delete, first to go first, each with the rule that placed it.
+With --forecast, each Deployment's rollout is played forward (the engine's Deployment
+and ReplicaSet controllers over a seeded model of pod start-up): a step table, the total
+time, the peak pod count, the minimum availability, and where it would stall.
 
-  -f, --file FILE   the output of \`kubectl get rs,pods -o json\` (a v1 List, or a JSON
-                    array of Lists); '-' or no -f reads stdin
+  -f, --file FILE   the output of \`kubectl get deploy,rs,pods -o json\` (a v1 List, or a
+                    JSON array of Lists); '-' or no -f reads stdin
   --replicas N      also preview a scale-down to N replicas
   --rs NAME         explain only this ReplicaSet (name or namespace/name)
   --now TIME        the controller clock, RFC 3339 (default: the system clock)
+  --forecast        play each Deployment's rollout forward
+  --startup S       forecast: seconds from a pod's creation to ready (default 10)
+  --seed N          forecast: the seed of the pod model (default 1)
+  --failing         forecast: the new template's pods never become ready
   --json            print the explanation as JSON
   -h, --help        this help
 
-example:
+examples:
   kubectl get rs,pods -n shop -o json | replicore explain --replicas 3
+  kubectl get deploy,rs,pods -n shop -o json | replicore explain --forecast
 `;
 
 const OPTIONS = {
@@ -29,6 +41,10 @@ const OPTIONS = {
   replicas: { type: "string" },
   rs: { type: "string" },
   now: { type: "string" },
+  forecast: { type: "boolean" },
+  startup: { type: "string" },
+  seed: { type: "string" },
+  failing: { type: "boolean" },
   json: { type: "boolean" },
 } as const;
 
@@ -36,7 +52,7 @@ export function explainCommand(args: string[]): void {
   const p = parseCommandArgs("explain", args, OPTIONS);
   if (p.values.help) return emit(EXPLAIN_USAGE);
 
-  const options: ExplainOptions = { now: stringValue(p, "now") ?? nowWholeSeconds() };
+  const options: ReportOptions = { now: stringValue(p, "now") ?? nowWholeSeconds() };
   const replicas = stringValue(p, "replicas");
   if (replicas !== undefined) {
     if (!/^[+-]?\d+$/.test(replicas.trim())) throw usageError(`--replicas: '${replicas}' is not a whole number`, "explain");
@@ -47,6 +63,23 @@ export function explainCommand(args: string[]): void {
   }
   const rs = stringValue(p, "rs");
   if (rs !== undefined) options.owner = rs;
+  const startup = stringValue(p, "startup");
+  const seed = stringValue(p, "seed");
+  if (p.values.forecast) {
+    options.forecast = {};
+    if (startup !== undefined) {
+      const s = Number(startup);
+      if (startup.trim() === "" || !Number.isFinite(s) || s < 0) throw usageError(`--startup: '${startup}' is not a number of seconds`, "explain");
+      options.forecast.startupSeconds = s;
+    }
+    if (seed !== undefined) {
+      if (!/^\d+$/.test(seed.trim()) || Number(seed) > Number.MAX_SAFE_INTEGER) throw usageError(`--seed: '${seed}' is not a whole number up to 2^53-1`, "explain");
+      options.forecast.seed = Number(seed);
+    }
+    if (p.values.failing) options.forecast.failure = { kind: "newTemplateFails" };
+  } else if (startup !== undefined || seed !== undefined || p.values.failing) {
+    throw usageError("--startup, --seed and --failing go with --forecast", "explain");
+  }
 
   const file = stringValue(p, "file");
   if (file === undefined && process.stdin.isTTY) {
@@ -55,9 +88,9 @@ export function explainCommand(args: string[]): void {
   const input = readInput(file ?? "-");
   let out: string;
   try {
-    out = p.values.json ? JSON.stringify(explainJson(input.text, options), null, 2) + "\n" : explainText(input.text, options);
+    out = p.values.json ? JSON.stringify(explainReport(input.text, options), null, 2) + "\n" : explainText(input.text, options);
   } catch (e) {
-    if (isReplicoreError(e)) throw new CliError(describe(input, e), e.path === "options.now" ? 2 : 1);
+    if (isReplicoreError(e)) throw new CliError(describe(input, e, options.forecast !== undefined), e.path === "options.now" ? 2 : 1);
     throw e;
   }
   emit(out);
@@ -69,7 +102,7 @@ function nowWholeSeconds(): string {
 }
 
 /** The engine's error in the terms of this command: options by their flags, input errors by file. */
-function describe(input: Input, e: ReplicoreError): string {
+function describe(input: Input, e: ReplicoreError, forecast: boolean): string {
   const rest = (prefix: string) => (e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message);
   switch (e.path) {
     case "options.now":
@@ -80,6 +113,7 @@ function describe(input: Input, e: ReplicoreError): string {
     case "options.replicas":
       return `--replicas: ${rest(`${e.path}: `)}`;
     case "items":
+      if (e.code === "MISSING" && forecast) return `${input.name}: no Deployment to forecast (expected the output of \`kubectl get deploy,rs,pods -o json\`)`;
       if (e.code === "MISSING") return `${input.name}: no ReplicaSet to explain (expected the output of \`kubectl get rs,pods -o json\`)`;
       break;
   }

@@ -1,0 +1,197 @@
+//! What `replicore explain` prints for a snapshot (`kubectl get deploy,rs,pods -o json`):
+//! its Deployments (if any), then its ReplicaSets, and on request each Deployment's
+//! rollout played forward (the forecast). One function makes the value and one renders
+//! the text: the CLI (through wasm) and `examples/explain.rs` print the same.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::deployment::explain::{explain_deployments_json, list_items, DeploymentsExplanation};
+use crate::deployment::forecast::{
+    forecast, render_forecast, FailureModel, Forecast, ForecastOptions,
+};
+use crate::error::{Error, Result};
+use crate::explain::{explain_json, report_text, ExplainOptions, Explanation};
+use crate::time::Time;
+
+/// The forecast asked for: every field defaults to [`ForecastOptions::at`]'s.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ForecastRequest {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub startup_seconds: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub startup_jitter_seconds: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<FailureModel>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval_seconds: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_seconds: Option<f64>,
+}
+
+impl ForecastRequest {
+    /// The forecast's options from `now`, refusing durations that are not finite and
+    /// positive (a negative start-up or a zero interval has no meaning).
+    pub fn options(&self, now: Time) -> Result<ForecastOptions> {
+        let mut o = ForecastOptions::at(now);
+        let seconds = |v: Option<f64>, field: &str, zero_ok: bool, default: f64| match v {
+            None => Ok(default),
+            Some(s) if s.is_finite() && (s > 0.0 || (zero_ok && s == 0.0)) => Ok(s),
+            Some(s) => Err(Error::Malformed {
+                path: format!("forecast.{field}"),
+                message: format!(
+                    "must be a {} number of seconds (got {s})",
+                    if zero_ok {
+                        "finite, non-negative"
+                    } else {
+                        "finite, positive"
+                    }
+                ),
+            }),
+        };
+        o.startup_seconds = seconds(
+            self.startup_seconds,
+            "startupSeconds",
+            true,
+            o.startup_seconds,
+        )?;
+        o.startup_jitter_seconds = seconds(
+            self.startup_jitter_seconds,
+            "startupJitterSeconds",
+            true,
+            o.startup_jitter_seconds,
+        )?;
+        o.interval_seconds = seconds(
+            self.interval_seconds,
+            "intervalSeconds",
+            false,
+            o.interval_seconds,
+        )?;
+        o.max_seconds = seconds(self.max_seconds, "maxSeconds", false, o.max_seconds)?;
+        if let Some(seed) = self.seed {
+            o.seed = seed;
+        }
+        if let Some(FailureModel::NeverReadyFraction { fraction }) = &self.failure {
+            if !(0.0..=1.0).contains(fraction) {
+                return Err(Error::Malformed {
+                    path: "forecast.failure.fraction".into(),
+                    message: format!("must be between 0 and 1 (got {fraction})"),
+                });
+            }
+        }
+        if let Some(failure) = &self.failure {
+            o.failure = failure.clone();
+        }
+        Ok(o)
+    }
+}
+
+/// The options of a report: [`ExplainOptions`] and, to forecast, a [`ForecastRequest`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReportOptions {
+    #[serde(flatten)]
+    pub explain: ExplainOptions,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forecast: Option<ForecastRequest>,
+}
+
+impl ReportOptions {
+    /// Explain only, with these options.
+    pub fn explain(explain: ExplainOptions) -> Self {
+        ReportOptions {
+            explain,
+            forecast: None,
+        }
+    }
+}
+
+/// A snapshot explained: its Deployments, its ReplicaSets, the forecasts asked for.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deployments: Option<DeploymentsExplanation>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replica_sets: Option<Explanation>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub forecasts: Vec<Forecast>,
+}
+
+impl Report {
+    /// The report as data: for a snapshot of ReplicaSets alone (no Deployment, no
+    /// forecast), the ReplicaSet explanation itself, as `explain --json` always printed.
+    pub fn to_json_value(&self) -> Result<Value> {
+        let plain = self.deployments.is_none() && self.forecasts.is_empty();
+        let value = match (&self.replica_sets, plain) {
+            (Some(rs), true) => serde_json::to_value(rs),
+            _ => serde_json::to_value(self),
+        };
+        value.map_err(|e| Error::Malformed {
+            path: String::new(),
+            message: format!("cannot be written as JSON: {e}"),
+        })
+    }
+}
+
+/// Explains the snapshot in `bytes` (a v1 List as kubectl prints it, or one object).
+pub fn report(bytes: &[u8], options: &ReportOptions) -> Result<Report> {
+    let now = options.explain.now;
+    let deployments = explain_deployments_json(bytes, now)?;
+    let has_deployments = !deployments.deployments.is_empty();
+    let replica_sets = match explain_json(bytes, &options.explain) {
+        Ok(x) => Some(x),
+        // A snapshot of Deployments without ReplicaSets yet has nothing else to explain.
+        Err(Error::Missing { .. }) if has_deployments => None,
+        Err(e) => return Err(e),
+    };
+    let forecasts = match &options.forecast {
+        None => Vec::new(),
+        Some(request) => forecasts(bytes, &request.options(now)?)?,
+    };
+    Ok(Report {
+        deployments: has_deployments.then_some(deployments),
+        replica_sets,
+        forecasts,
+    })
+}
+
+/// The forecast of every Deployment of the snapshot, over the snapshot's ReplicaSets.
+fn forecasts(bytes: &[u8], options: &ForecastOptions) -> Result<Vec<Forecast>> {
+    let list: Value = crate::input::from_json_any(bytes)?;
+    let items = list_items(&list)?.unwrap_or(std::slice::from_ref(&list));
+    let of_kind = |kind: &'static str| {
+        items
+            .iter()
+            .enumerate()
+            .filter(move |(_, v)| v.get("kind").and_then(Value::as_str) == Some(kind))
+    };
+    let replica_sets: Vec<Value> = of_kind("ReplicaSet").map(|(_, v)| v.clone()).collect();
+    let out = of_kind("Deployment")
+        .map(|(i, d)| {
+            forecast(d, &replica_sets, options).map_err(|e| e.under(&format!("items[{i}]")))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if out.is_empty() {
+        return Err(Error::Missing {
+            path: "items".into(),
+        });
+    }
+    Ok(out)
+}
+
+/// The report as text: the Deployments, the ReplicaSets, then the forecasts.
+pub fn render(report: &Report) -> String {
+    let mut parts = Vec::new();
+    if let Some(d) = &report.deployments {
+        parts.push(d.text.clone());
+    }
+    if let Some(rs) = &report.replica_sets {
+        parts.push(report_text(rs));
+    }
+    parts.extend(report.forecasts.iter().map(render_forecast));
+    parts.join("\n")
+}

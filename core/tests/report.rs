@@ -1,0 +1,132 @@
+//! The explain command's report (core/src/report.rs): Deployments, ReplicaSets and
+//! forecasts from one snapshot, as data and as the one text the CLI and the example print.
+
+use replicore::explain::{explain_json, report_text, ExplainOptions};
+use replicore::report::{render, report, ForecastRequest, ReportOptions};
+use replicore::{Error, Time};
+
+fn snapshot() -> Vec<u8> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/rollout.json");
+    std::fs::read(path).unwrap()
+}
+
+fn now() -> Time {
+    Time::parse("2026-11-23T23:16:12Z").unwrap().unwrap()
+}
+
+#[test]
+fn a_snapshot_with_a_deployment_reports_it_then_its_replica_sets() {
+    let bytes = snapshot();
+    let r = report(&bytes, &ReportOptions::explain(ExplainOptions::at(now()))).unwrap();
+    let d = r.deployments.as_ref().expect("the Deployment is explained");
+    assert_eq!(d.deployments.len(), 1);
+    let text = render(&r);
+    assert!(
+        text.starts_with("Deployment team-a/gateway (revision 4, RollingUpdate, 10 replicas)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("create gateway-569ccb8dcc with 3 replicas"),
+        "{text}"
+    );
+    // The ReplicaSet part is the ReplicaSet report itself.
+    let rs = report_text(&explain_json(&bytes, &ExplainOptions::at(now())).unwrap());
+    assert!(text.contains(&rs), "{text}");
+    assert!(r.forecasts.is_empty());
+}
+
+#[test]
+fn a_forecast_plays_each_deployment_forward() {
+    let options = ReportOptions {
+        forecast: Some(ForecastRequest {
+            startup_seconds: Some(15.0),
+            ..ForecastRequest::default()
+        }),
+        ..ReportOptions::explain(ExplainOptions::at(now()))
+    };
+    let r = report(&snapshot(), &options).unwrap();
+    assert_eq!(r.forecasts.len(), 1);
+    let f = &r.forecasts[0];
+    assert_eq!(f.peak_pods, 13, "10 replicas, maxSurge 25% → 13");
+    assert_eq!(f.min_available, 8, "maxUnavailable 25% → 8");
+    let text = render(&r);
+    assert!(
+        text.contains("Forecast for deployment team-a/gateway"),
+        "{text}"
+    );
+    assert!(text.contains("Complete after "), "{text}");
+    let json = r.to_json_value().unwrap();
+    assert!(json["forecasts"][0]["steps"].is_array(), "{json}");
+    assert!(json["deployments"]["deployments"].is_array(), "{json}");
+}
+
+#[test]
+fn replica_sets_alone_report_as_explain_always_did() {
+    let list = br#"{"kind":"List","items":[
+      {"kind":"ReplicaSet","metadata":{"name":"web","namespace":"shop","uid":"u1"},
+       "spec":{"replicas":1,"selector":{"matchLabels":{"app":"web"}},
+               "template":{"metadata":{"labels":{"app":"web"}}}}}]}"#;
+    let options = ExplainOptions::at(now());
+    let r = report(list, &ReportOptions::explain(options.clone())).unwrap();
+    assert!(r.deployments.is_none());
+    let alone = explain_json(list, &options).unwrap();
+    assert_eq!(
+        r.to_json_value().unwrap(),
+        serde_json::to_value(&alone).unwrap()
+    );
+    assert_eq!(render(&r), report_text(&alone));
+}
+
+#[test]
+fn a_forecast_needs_a_deployment_and_sane_durations() {
+    let list = br#"{"kind":"List","items":[
+      {"kind":"ReplicaSet","metadata":{"name":"web","namespace":"shop","uid":"u1"},
+       "spec":{"replicas":1,"selector":{"matchLabels":{"app":"web"}},
+               "template":{"metadata":{"labels":{"app":"web"}}}}}]}"#;
+    let forecast = |request: ForecastRequest| ReportOptions {
+        forecast: Some(request),
+        ..ReportOptions::explain(ExplainOptions::at(now()))
+    };
+    let e = report(list, &forecast(ForecastRequest::default())).unwrap_err();
+    assert!(
+        matches!(&e, Error::Missing { path } if path == "items"),
+        "{e}"
+    );
+    for (request, path) in [
+        (
+            ForecastRequest {
+                startup_seconds: Some(-1.0),
+                ..Default::default()
+            },
+            "forecast.startupSeconds",
+        ),
+        (
+            ForecastRequest {
+                interval_seconds: Some(0.0),
+                ..Default::default()
+            },
+            "forecast.intervalSeconds",
+        ),
+        (
+            ForecastRequest {
+                max_seconds: Some(f64::INFINITY),
+                ..Default::default()
+            },
+            "forecast.maxSeconds",
+        ),
+    ] {
+        let e = report(&snapshot(), &forecast(request)).unwrap_err();
+        assert_eq!(e.path(), path, "{e}");
+        assert_eq!(e.code(), "MALFORMED");
+    }
+}
+
+#[test]
+fn the_report_options_read_from_json_with_the_forecast_flattened_beside_explain() {
+    let o: ReportOptions = replicore::input::from_json(
+        br#"{"now":"2026-11-23T23:16:12Z","replicas":3,"forecast":{"seed":9,"failure":{"kind":"newTemplateFails"}}}"#,
+    )
+    .unwrap();
+    assert_eq!(o.explain.replicas, Some(3));
+    assert_eq!(o.forecast.unwrap().seed, Some(9));
+}
