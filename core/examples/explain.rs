@@ -2,8 +2,8 @@
 //! snapshot, and which pods a scale-down would delete first, and why.
 //!
 //! ```text
-//! cargo run --release -p replicore --example explain -- [-f FILE|-] [--replicas N] [--rs NAME] [--now RFC3339] [--json]
-//! kubectl get rs,pods -n shop -o json | cargo run -p replicore --example explain -- -f - --replicas 3
+//! cargo run --release -p replicore --features explain --example explain -- [-f FILE|-] [--replicas N] [--rs NAME] [--now RFC3339] [--json]
+//! kubectl get rs,pods -n shop -o json | cargo run -p replicore --features explain --example explain -- -f - --replicas 3
 //! ```
 
 use std::fmt::Write as _;

@@ -58,6 +58,7 @@ pub mod error;
 pub mod event_correlation;
 pub mod events;
 pub mod expectations;
+#[cfg(feature = "explain")]
 pub mod explain;
 mod fxhash;
 pub mod input;
@@ -70,7 +71,6 @@ pub mod pod_fields;
 pub mod pods;
 pub mod rank;
 pub mod selector;
-pub mod sim;
 pub mod slowstart;
 pub mod status;
 pub mod store;

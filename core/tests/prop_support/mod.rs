@@ -939,18 +939,22 @@ pub fn normalise_pod_indices(v: &mut Value, pods: &[Pod]) {
 // ---------------------------------------------------------------------------------------
 // A simulated host
 
-/// A small deterministic generator (the simulator's SplitMix64) driving the simulated
-/// host's answers.
+/// A small deterministic generator (SplitMix64, as the simulator seeds its own) driving
+/// the simulated host's answers.
 #[derive(Clone, Debug)]
-pub struct HostRng(replicore::sim::rng::SplitMix64);
+pub struct HostRng(u64);
 
 impl HostRng {
     pub fn new(seed: u64) -> Self {
-        HostRng(replicore::sim::rng::SplitMix64::new(seed))
+        HostRng(seed)
     }
 
     pub fn next_u64(&mut self) -> u64 {
-        self.0.next_u64()
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
     }
 
     /// True with probability `pct`/100.

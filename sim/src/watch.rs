@@ -6,10 +6,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::config::OwnerKind;
-use crate::digest::Pods;
-use crate::events::{on_owner_event, on_pod_event, EventDecision, OwnerEvent, PodEvent};
-use crate::model::{Pod, ReplicaSet};
+use replicore::config::OwnerKind;
+use replicore::digest::Pods;
+use replicore::events::{on_owner_event, on_pod_event, EventDecision, OwnerEvent, PodEvent};
+use replicore::model::{Pod, ReplicaSet};
 
 use super::apiserver::{Change, ChangeKind, Object};
 use super::clock::Ms;

@@ -5,13 +5,13 @@ use std::collections::VecDeque;
 
 use serde::Serialize;
 
-use crate::events::EventDecision;
-use crate::expectations::{ExpectationsChange, ExpectationsRecord};
-use crate::input::SyncInput;
-use crate::model::ReplicaSetStatus;
-use crate::rank::{RankFacts, RankRule};
-use crate::sync::{Event, Requeue};
-use crate::time::Time;
+use replicore::events::EventDecision;
+use replicore::expectations::{ExpectationsChange, ExpectationsRecord};
+use replicore::input::SyncInput;
+use replicore::model::ReplicaSetStatus;
+use replicore::rank::{RankFacts, RankRule};
+use replicore::sync::{Event, Requeue};
+use replicore::time::Time;
 
 use super::clock::Ms;
 use super::scenario::Edit;

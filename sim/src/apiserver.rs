@@ -5,10 +5,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::{Pod, ReplicaSet};
-use crate::outcome::ApiError;
-use crate::pods;
-use crate::time::Time;
+use replicore::model::{Pod, ReplicaSet};
+use replicore::outcome::ApiError;
+use replicore::pods;
+use replicore::time::Time;
 
 use super::rng::Rng;
 
@@ -138,7 +138,7 @@ impl ApiServer {
         admission: Admission,
     ) -> Result<(Pod, Change), ApiError> {
         // (The same deserializer as every other Pod read: one instantiation in the binary.)
-        let mut pod: Pod = crate::input::from_value(body.clone()).map_err(|e| ApiError {
+        let mut pod: Pod = replicore::input::from_value(body.clone()).map_err(|e| ApiError {
             reason: "BadRequest".into(),
             message: format!("the pod body is not a Pod: {e}"),
             code: Some(400),

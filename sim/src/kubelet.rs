@@ -3,9 +3,9 @@
 //! counts rise, never Ready) or flap (Ready comes and goes); a terminating pod goes away
 //! after its grace period. Every step is a write to the API server, seen by the watch.
 
-use crate::model::{ContainerStatus, Pod, PodCondition};
-use crate::sim::Change;
-use crate::time::Time;
+use crate::Change;
+use replicore::model::{ContainerStatus, Pod, PodCondition};
+use replicore::time::Time;
 
 use super::trace::{KubeletChange, What};
 use super::{Ev, Simulator};
@@ -103,7 +103,7 @@ impl Simulator {
             .filter(|p| {
                 p.node_name() == node
                     && p.metadata.deletion_timestamp.is_none()
-                    && !crate::pods::is_terminal(p)
+                    && !replicore::pods::is_terminal(p)
             })
             .count()
     }
@@ -147,7 +147,7 @@ impl Simulator {
         }
         if pod.metadata.deletion_timestamp.is_some()
             || life.pinned
-            || crate::pods::is_terminal(&pod)
+            || replicore::pods::is_terminal(&pod)
         {
             return;
         }
@@ -180,7 +180,7 @@ impl Simulator {
                     pod.spec.node_name.clone(),
                     |p| {
                         p.status.phase = Some("Running".into());
-                        let r = crate::pods::max_container_restarts(p);
+                        let r = replicore::pods::max_container_restarts(p);
                         set_restarts(p, r);
                         set_ready(p, false, now);
                     },
@@ -215,7 +215,7 @@ impl Simulator {
                     KubeletChange::Restarted,
                     pod.spec.node_name.clone(),
                     |p| {
-                        let r = crate::pods::max_container_restarts(p).saturating_add(1);
+                        let r = replicore::pods::max_container_restarts(p).saturating_add(1);
                         set_restarts(p, r);
                         set_ready(p, false, now);
                     },
@@ -225,7 +225,7 @@ impl Simulator {
                 (c, Some(Action::Crash))
             }
             Action::Flap => {
-                let ready = !crate::pods::is_ready(&pod);
+                let ready = !replicore::pods::is_ready(&pod);
                 let Some(c) = self.kubelet_write(
                     key,
                     &pod,

@@ -13,19 +13,17 @@
 //!    engine's order.
 //! 5. Replaying a seed gives the identical trace.
 
-mod prop_support;
-
 use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
+use proptest::test_runner::Config as ProptestConfig;
 use serde_json::json;
 
-use prop_support::cfg;
 use replicore::model::Pod;
-use replicore::sim::trace::{ObjectKind, SyncTrace, WatchEventKind, What, TRACE_CAPACITY};
-use replicore::sim::{Scenario, Simulator};
 use replicore::{owner, pods, rank, ExpectationsChange, FeatureGates};
+use replicore_sim::trace::{ObjectKind, SyncTrace, WatchEventKind, What, TRACE_CAPACITY};
+use replicore_sim::{Scenario, Simulator};
 
 /// Virtual ms of faults; everything after is fault-free.
 const FAULT_WINDOW: u64 = 30_000;
@@ -299,6 +297,19 @@ fn check_expectations(sim: &Simulator) -> Result<(), TestCaseError> {
         }
     }
     Ok(())
+}
+
+/// At least `cases` cases (`PROPTEST_CASES` may ask for more); failures reproducible
+/// from the printed input, no regression files.
+fn cfg(cases: u32) -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .map_or(cases, |n| n.max(cases));
+    ProptestConfig {
+        failure_persistence: None,
+        ..ProptestConfig::with_cases(cases)
+    }
 }
 
 proptest! {

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::time::{Duration, Time};
+use replicore::time::{Duration, Time};
 
 /// Virtual milliseconds since the scenario's start.
 pub type Ms = u64;

@@ -7,7 +7,7 @@
 //! identical trace.
 //!
 //! ```
-//! use replicore::sim::{Scenario, Simulator};
+//! use replicore_sim::{Scenario, Simulator};
 //! # fn main() -> Result<(), replicore::Error> {
 //! let mut sim = Simulator::new(Scenario::new(7, 10))?;
 //! sim.advance(60_000); // one virtual minute
@@ -19,6 +19,19 @@
 //! # Ok(())
 //! # }
 //! ```
+
+#![forbid(unsafe_code)]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
 
 pub mod apiserver;
 pub mod clock;
@@ -36,12 +49,12 @@ use std::collections::{BTreeMap, VecDeque};
 
 use serde::Serialize;
 
-use crate::error::{Error, Result};
-use crate::model::{
+use replicore::error::{Error, Result};
+use replicore::model::{
     LabelSelector, ObjectMeta, Pod, PodTemplateSpec, ReplicaSet, ReplicaSetSpec, TemplateMeta,
 };
-use crate::sync::Event;
-use crate::time::Time;
+use replicore::sync::Event;
+use replicore::time::Time;
 
 use apiserver::{ApiServer, Change};
 use clock::{Agenda, Clock, Ms, Phase};
@@ -131,7 +144,7 @@ fn owner_object(o: &ScenarioOwner, uid: String, deployment_uid: String, start: T
             creation_timestamp: Some(start),
             // Owned by a Deployment, as ReplicaSets usually are: its pods count as related
             // for the co-location rule (R-45, R-71).
-            owner_references: vec![crate::model::OwnerReference {
+            owner_references: vec![replicore::model::OwnerReference {
                 api_version: "apps/v1".into(),
                 kind: "Deployment".into(),
                 name: o.name.clone().unwrap_or_else(|| "web".into()),
@@ -183,7 +196,7 @@ impl Simulator {
         let mut rng = Rng::new(scenario.seed);
         let config = scenario.config.clone().unwrap_or_default();
         let (imported_owners, imported_pods) = match &scenario.cluster {
-            Some(list) => crate::explain::snapshot_of(list.clone(), &config.owner_kind.kind)
+            Some(list) => replicore::explain::snapshot_of(list.clone(), &config.owner_kind.kind)
                 .map_err(|e| e.under("cluster"))?,
             None => (Vec::new(), Vec::new()),
         };
@@ -457,7 +470,7 @@ impl Simulator {
     }
 
     /// The controller's configuration in effect.
-    pub fn config(&self) -> &crate::config::Config {
+    pub fn config(&self) -> &replicore::config::Config {
         &self.ctrl.config
     }
 

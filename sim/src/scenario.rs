@@ -3,8 +3,8 @@
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::config::{Config, FeatureGates};
-use crate::error::{Error, Result};
+use replicore::config::{Config, FeatureGates};
+use replicore::error::{Error, Result};
 
 use super::clock::Ms;
 use super::rng::Rng;
@@ -414,7 +414,7 @@ impl Scenario {
 
     /// Parses scenario JSON text; errors name the path (`scenario.faults.watchDrop`).
     pub fn from_json(bytes: &[u8]) -> Result<Scenario> {
-        let s: Scenario = crate::input::from_json(bytes)?;
+        let s: Scenario = replicore::input::from_json(bytes)?;
         s.validate()?;
         Ok(s)
     }

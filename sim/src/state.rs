@@ -6,13 +6,13 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::config::FeatureGates;
-use crate::expectations::ExpectationsRecord;
-use crate::model::{Pod, ReplicaSet, ReplicaSetCondition, ReplicaSetStatus};
-use crate::owner;
-use crate::pods;
-use crate::rank::{self, RankFacts, RankRule};
-use crate::time::Time;
+use replicore::config::FeatureGates;
+use replicore::expectations::ExpectationsRecord;
+use replicore::model::{Pod, ReplicaSet, ReplicaSetCondition, ReplicaSetStatus};
+use replicore::owner;
+use replicore::pods;
+use replicore::rank::{self, RankFacts, RankRule};
+use replicore::time::Time;
 
 use super::clock::Ms;
 use super::queue::QueueState;
@@ -356,7 +356,7 @@ impl Simulator {
         &self,
         owner: &str,
         gates: Option<&GatesPatch>,
-    ) -> crate::Result<SimRanking> {
+    ) -> replicore::Result<SimRanking> {
         let key = self.owner_key_at(Some(owner), "owner")?;
         Ok(self.ranking_of(&key, gates))
     }
@@ -429,7 +429,7 @@ impl Simulator {
         owner: &str,
         replicas: i32,
         gates: Option<&GatesPatch>,
-    ) -> crate::Result<ScalePreview> {
+    ) -> replicore::Result<ScalePreview> {
         Ok(self.preview_of(self.ranking_for(owner, gates)?, replicas))
     }
 

@@ -1,11 +1,11 @@
 //! Unit tests of the simulator's parts through their public API: the API server, the
 //! scenario format, the edits, the kubelet model, the watch and the controller loop.
 
-use replicore::sim::apiserver::{Admission, ApiServer, ChangeKind};
-use replicore::sim::rng::Rng;
-use replicore::sim::trace::{QueueOp, What};
-use replicore::sim::{Edit, Scenario, Simulator};
 use replicore::Time;
+use replicore_sim::apiserver::{Admission, ApiServer, ChangeKind};
+use replicore_sim::rng::Rng;
+use replicore_sim::trace::{QueueOp, What};
+use replicore_sim::{Edit, Scenario, Simulator};
 use serde_json::json;
 
 // ---------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 //! The mutators: what each [`Edit`] does to the running simulation.
 
-use crate::error::{Error, Result};
-use crate::pods::DELETION_COST_ANNOTATION;
+use replicore::error::{Error, Result};
+use replicore::pods::DELETION_COST_ANNOTATION;
 
 use super::kubelet::{set_ready, set_restarts, Action};
 use super::scenario::Edit;
@@ -206,7 +206,7 @@ impl Simulator {
 
 /// Turning LogarithmicScaleDown off is only possible when emulating 1.30 or earlier:
 /// the simulator then emulates 1.30 (what a user toggling the gate means).
-fn unlock_for_pre_131(config: &mut crate::config::Config) {
+fn unlock_for_pre_131(config: &mut replicore::config::Config) {
     if config.feature_gates.logarithmic_scale_down {
         return;
     }

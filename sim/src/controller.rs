@@ -6,14 +6,14 @@
 
 use std::collections::BTreeMap;
 
-use crate::claim::ClaimKind;
-use crate::config::Config;
-use crate::expectations::Expectations;
-use crate::input::SyncInput;
-use crate::model::ReplicaSet;
-use crate::outcome::{CallResult, ClaimOutcome, LiveOwner, SyncOutcome};
-use crate::pods;
-use crate::sync::{self, Completion, Idle, Manage, Requeue};
+use replicore::claim::ClaimKind;
+use replicore::config::Config;
+use replicore::expectations::Expectations;
+use replicore::input::SyncInput;
+use replicore::model::ReplicaSet;
+use replicore::outcome::{CallResult, ClaimOutcome, LiveOwner, SyncOutcome};
+use replicore::pods;
+use replicore::sync::{self, Completion, Idle, Manage, Requeue};
 
 use super::apiserver::Admission;
 use super::clock::ms_of;
@@ -21,7 +21,7 @@ use super::trace::{
     Batch, ClaimTrace, Planned, QueueOp, SyncInputSummary, SyncTrace, VictimTrace, What,
 };
 use super::{Ev, SimEvent, Simulator, EVENTS_CAPACITY};
-use crate::outcome::ApiError;
+use replicore::outcome::ApiError;
 
 /// The controller's own state: configuration, expectations, the queue, and the resource
 /// versions of its own writes per owner (S-2's consistency record).
@@ -209,7 +209,7 @@ impl Simulator {
         input: &SyncInput,
         config: &Config,
         trace: &mut SyncTrace,
-    ) -> crate::Result<Requeue> {
+    ) -> replicore::Result<Requeue> {
         let key = trace.key.clone();
         let now = input.now;
         let plan = sync::plan(input, config)?;
@@ -259,16 +259,16 @@ impl Simulator {
                                 p.metadata
                                     .owner_references
                                     .retain(|r| r.controller != Some(true));
-                                p.metadata
-                                    .owner_references
-                                    .push(crate::model::OwnerReference {
+                                p.metadata.owner_references.push(
+                                    replicore::model::OwnerReference {
                                         api_version: config.owner_kind.api_version.clone(),
                                         kind: config.owner_kind.kind.clone(),
                                         name: owner.metadata.name.clone(),
                                         uid: owner.metadata.uid.clone(),
                                         controller: Some(true),
                                         block_owner_deletion: Some(true),
-                                    });
+                                    },
+                                );
                             }
                             ClaimKind::Release => {
                                 p.metadata
@@ -374,7 +374,7 @@ impl Simulator {
                     let pod_key = format!("{}/{}", v.namespace, v.name);
                     let result = match self.api.delete_pod(&pod_key, Some(&v.uid), now) {
                         Ok((change, gone)) => {
-                            if let crate::sim::apiserver::Object::Pod(p) = &change.object {
+                            if let crate::apiserver::Object::Pod(p) = &change.object {
                                 if !gone {
                                     let p = (**p).clone();
                                     self.kubelet_terminating(&p);
@@ -435,8 +435,8 @@ fn idle_name(i: Idle) -> &'static str {
 /// Active pods of an owner in a pod list (by controller reference UID).
 pub fn owned_active<'a>(
     owner: &ReplicaSet,
-    pods: impl Iterator<Item = &'a crate::model::Pod>,
-) -> Vec<&'a crate::model::Pod> {
+    pods: impl Iterator<Item = &'a replicore::model::Pod>,
+) -> Vec<&'a replicore::model::Pod> {
     pods.filter(|p| {
         p.metadata
             .controller_ref()
