@@ -60,6 +60,8 @@ pub mod events;
 pub mod expectations;
 #[cfg(feature = "explain")]
 pub mod explain;
+#[cfg(feature = "k8s-openapi")]
+pub mod from_k8s;
 mod fxhash;
 pub mod input;
 mod jsonpath;
