@@ -25,6 +25,10 @@
 //!   `json_to_plan` starts from.
 //! - `template_hash`: `deployment::hash::pod_template_hash` of the ReplicaSet's pod
 //!   template (JSON → go-spew text → FNV-1a → label value), with a collision count.
+//! - `refuse/{deep,keys}/{10k,100k,1M}`: `SyncInput::from_json` refusing bad input of
+//!   10 KB, 100 KB and 1 MB (`tests/shapes`): `deep`, an unknown field nested half the
+//!   size deep then `"now": 1`; `keys`, 100 levels of keys of size/200 bytes over many
+//!   short members, then `"cacheIsFresh": 1`. Linear: 1 MB takes about 10× 100 KB.
 
 use std::cell::OnceCell;
 use std::hint::black_box;
@@ -42,6 +46,9 @@ use replicore::{
     DEFAULT_BURST_REPLICAS,
 };
 use serde::Deserialize;
+
+#[path = "../tests/shapes/mod.rs"]
+mod shapes;
 
 /// The `v1.PodList` shape: only `items` is read.
 #[derive(Deserialize)]
@@ -505,6 +512,27 @@ fn benches(c: &mut Criterion) {
                 .expect("a sync")
             })
         });
+        g.finish();
+    }
+
+    // refuse: bad input refused in time linear in its size.
+    {
+        let mut g = c.benchmark_group("refuse");
+        g.sampling_mode(SamplingMode::Flat).sample_size(20);
+        type Shape = fn(usize) -> Vec<u8>;
+        let shapes: [(&str, Shape); 2] = [
+            ("deep", shapes::deep_nesting),
+            ("keys", shapes::long_nested_keys),
+        ];
+        for (name, shape) in shapes {
+            for (label, size) in [("10k", 10_000), ("100k", 100_000), ("1M", 1_000_000)] {
+                let text = shape(size);
+                g.throughput(Throughput::Bytes(text.len() as u64));
+                g.bench_function(BenchmarkId::new(name, label), |b| {
+                    b.iter(|| SyncInput::from_json(black_box(&text)).expect_err("refused"))
+                });
+            }
+        }
         g.finish();
     }
 }
