@@ -5,7 +5,7 @@
 //! A26 (TestGetPodsToDelete), C8 (TestSortingActivePods), C9
 //! (TestSortingActivePodsWithRanks); suggested vectors E2, E3; edge cases E-15, E-16.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 

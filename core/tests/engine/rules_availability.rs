@@ -3,7 +3,7 @@
 //! Upstream C12 (TestNextPodAvailabilityCheck), C13 (…SimpleCheck), C14
 //! (TestFindMinNextPodAvailability), A28 (TestReplicaSetAvailabilityCheck).
 
-mod common;
+use crate::common;
 
 use common::*;
 use replicore::availability::{min_next_check, next_check, requeue_after};

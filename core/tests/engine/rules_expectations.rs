@@ -4,7 +4,7 @@
 //! (`ExpectationsChange::apply`). Upstream C1 (TestControllerExpectations) and C2
 //! (TestUIDExpectations), E-08 (deletion keys dedupe), E-10 (dormancy gate in plan).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

@@ -3,7 +3,7 @@
 //! pod (`GetPodFromTemplate`, upstream C3). Upstream A3, A25; suggested vector E6.
 //! Moved here from the in-module tests of `slowstart.rs`.
 
-mod common;
+use crate::common;
 
 use common::*;
 use replicore::outcome::{ApiError, CallResult, SyncOutcome};

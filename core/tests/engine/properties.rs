@@ -11,7 +11,7 @@
 //! Minimal counterexamples of the engine bugs the properties found (since fixed) are at
 //! the end, as regression tests.
 
-mod prop_support;
+use crate::prop_support;
 
 use std::collections::{BTreeSet, HashMap};
 

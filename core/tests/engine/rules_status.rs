@@ -4,7 +4,7 @@
 //! (TestCalculateStatusConditions), A23 (TestSetCondition), A24 (TestRemoveCondition),
 //! A29 (terminating), A10 (status write failure ⇒ requeue).
 
-mod common;
+use crate::common;
 
 use common::*;
 use replicore::model::{ReplicaSetCondition, ReplicaSetStatus};

@@ -4,7 +4,7 @@
 //! progress deadline and requeue (D-73..D-78), rollback (D-90..D-93), the step machine,
 //! the event handlers (D-110..D-115) and bad input.
 
-mod deployment_support;
+use crate::deployment_support;
 
 use deployment_support::*;
 use replicore::deployment::model::{IntOrString, Rs};

@@ -1,7 +1,7 @@
 //! The incremental store: plans from it equal plans from the same objects sent whole;
 //! events are decided against the stored previous state; bad objects are refused alone.
 
-mod common;
+use crate::common;
 
 use common::*;
 use replicore::expectations::ExpectationsChange;

@@ -2,7 +2,7 @@
 //! of the offending field (in the `pods[1].status.conditions[0].lastTransitionTime`
 //! spelling) and says what was wrong. Never a panic, never a silent default.
 
-mod common;
+use crate::common;
 
 use common::*;
 use replicore::outcome::{CallResult, SyncOutcome};

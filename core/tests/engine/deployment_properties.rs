@@ -6,7 +6,7 @@
 //!    new sizes) it never goes below `min(R − maxUnavailable, what is available)`;
 //! 3. it finishes without an error and without a panic, whatever the sizes.
 
-mod deployment_support;
+use crate::deployment_support;
 
 use std::collections::BTreeMap;
 

@@ -3,7 +3,7 @@
 //! deletion cost (C-5, R-60, E-17, suggested vector E1), restarts.
 //! Upstream C6 (TestCountTerminatingPods) and C7 (TestActivePodFiltering).
 
-mod common;
+use crate::common;
 
 use common::*;
 use replicore::owner;

@@ -2,7 +2,7 @@
 //! gates, the LogarithmicScaleDown lock). Moved here from the in-module tests of
 //! `time.rs` and `config.rs`, using the public API only.
 
-mod common;
+use crate::common;
 
 use common::*;
 use replicore::time::{log2_bucket, TimeError};

@@ -4,7 +4,7 @@
 //! (TestSyncReplicaSetDormancy) and A12 (TestControllerBurstReplicas), played as several
 //! syncs with the expectations a host would keep.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

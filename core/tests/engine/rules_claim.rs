@@ -2,7 +2,7 @@
 //! cases E-04, E-05, E-09, E-12. Upstream A18 (TestDoNotPatchPodWithOtherControlRef),
 //! A19 (TestPatchPodFails), A20 (TestDoNotAdoptOrCreateIfBeingDeleted), A21 (…Race).
 
-mod common;
+use crate::common;
 
 use common::*;
 use replicore::claim::{adopt_patch, can_adopt, release_patch, ClaimKind, STRATEGIC_MERGE_PATCH};

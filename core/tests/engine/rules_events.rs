@@ -4,7 +4,7 @@
 //! (TestUpdatePods), A14/A15 (expectations on delete and recreate), A16
 //! (TestOverlappingRSs), A17 (TestDeletionTimestamp).
 
-mod common;
+use crate::common;
 
 use common::*;
 use replicore::events::{owners_selecting, DelayedKey, Observation};

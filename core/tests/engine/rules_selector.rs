@@ -3,7 +3,7 @@
 //! E-01..E-03. Upstream D1 (TestLabelSelectorAsSelector), D2 (TestRequirementConstructor)
 //! and D3 (TestRequirementSelectorMatching); A29 (invalid operator).
 
-mod common;
+use crate::common;
 
 use common::*;
 use replicore::claim::ClaimKind;

@@ -2,8 +2,7 @@
 //! nesting in a field the engine skips, and long nested keys before a type error. The
 //! time is measured by the `refuse/…` benchmarks; these tests pin what the refusal says.
 
-#[path = "shapes/mod.rs"]
-mod shapes;
+use crate::shapes;
 
 #[cfg(feature = "explain")]
 use replicore::explain::{explain_json, ExplainOptions};

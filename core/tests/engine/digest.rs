@@ -3,7 +3,7 @@
 //! with the pod they came from, and the shortcuts they allow (UID prefixes, node
 //! fingerprints, the strings buffer) must decide exactly as the strings themselves.
 
-mod common;
+use crate::common;
 
 use common::*;
 use replicore::rank::{self, deletion_order_of};
