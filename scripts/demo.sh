@@ -8,4 +8,4 @@ bash scripts/setup.sh >/dev/null
 if [ "$#" -eq 0 ]; then
   set -- --replicas 3
 fi
-exec cargo run --release --locked -q -p replicore --example explain -- "$@"
+exec cargo run --release --locked -q -p replicore --features explain --example explain -- "$@"

@@ -13,11 +13,14 @@ step() { printf '\n== %s\n' "$*"; }
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
-step "cargo clippy (warnings are errors)"
-cargo clippy --workspace --all-targets --locked -- -D warnings
+step "cargo clippy (warnings are errors; with replicore's k8s-openapi feature, so its code is linted)"
+cargo clippy --workspace --all-targets --locked --features replicore/k8s-openapi -- -D warnings
 
 step "cargo test (unit, rule, property, conformance, doc tests)"
 cargo test --workspace --locked --profile ci
+
+step "cargo test: replicore's k8s-openapi feature (conversion equals the JSON path; the kube_host example builds)"
+cargo test -p replicore --locked --profile ci --features k8s-openapi --test from_k8s --example kube_host
 
 step "fuzz crate: fmt, clippy, its checks on stable over the conformance inputs"
 cargo fmt --manifest-path fuzz/Cargo.toml -- --check

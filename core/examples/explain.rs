@@ -4,8 +4,8 @@
 //! (`replicore::deployment::explain`); `--json` then prints `{deployments, replicaSets}`.
 //!
 //! ```text
-//! cargo run --release -p replicore --example explain -- [-f FILE|-] [--replicas N] [--rs NAME] [--now RFC3339] [--json]
-//! kubectl get rs,pods -n shop -o json | cargo run -p replicore --example explain -- -f - --replicas 3
+//! cargo run --release -p replicore --features explain --example explain -- [-f FILE|-] [--replicas N] [--rs NAME] [--now RFC3339] [--json]
+//! kubectl get rs,pods -n shop -o json | cargo run -p replicore --features explain --example explain -- -f - --replicas 3
 //! ```
 
 use std::io::{Read, Write};

@@ -58,8 +58,12 @@ pub mod error;
 pub mod event_correlation;
 pub mod events;
 pub mod expectations;
+#[cfg(feature = "explain")]
 pub mod explain;
+#[cfg(feature = "explain")]
 pub mod facts;
+#[cfg(feature = "k8s-openapi")]
+pub mod from_k8s;
 mod fxhash;
 pub mod input;
 mod jsonpath;
@@ -70,9 +74,10 @@ pub mod owner;
 pub mod pod_fields;
 pub mod pods;
 pub mod rank;
+#[cfg(feature = "explain")]
 pub mod report;
+pub mod rng;
 pub mod selector;
-pub mod sim;
 pub mod slowstart;
 pub mod status;
 pub mod store;

@@ -39,7 +39,7 @@ wasm_module() {
 }
 
 sizes=()
-wasm_module wasm replicore_wasm
+wasm_module wasm replicore_wasm --features explain
 wasm_module wasm-sim replicore_sim --features sim
 wasm_module wasm-judge replicore_judge --features judge
 

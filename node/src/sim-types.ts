@@ -1,5 +1,5 @@
-// The types of the seeded cluster simulator (`Simulator` in sim.ts, `replicore::sim` in
-// core/src/sim/). Everything here is plain JSON: a `Scenario` (with the edits applied so
+// The types of the seeded cluster simulator (`Simulator` in sim.ts, crate `replicore-sim`
+// in sim/). Everything here is plain JSON: a `Scenario` (with the edits applied so
 // far, `sim.scenario()`) can be put in a URL and replayed to the identical state.
 //
 // Time in the simulator is virtual: `t` fields are milliseconds since the scenario's

@@ -1,5 +1,5 @@
 // The seeded cluster simulator: a typed wrapper over the wasm `Simulator` class. Every
-// decision is the engine's (core/src/sim/); this file only turns arguments into JSON text
+// decision is the engine's (crate replicore-sim, sim/); this file only turns arguments into JSON text
 // and casts results to their declared types (sim-types.ts).
 
 import * as raw from "./wasm-sim/replicore_sim.js";

@@ -8,11 +8,13 @@
 
 mod convert;
 pub mod event_correlation;
+#[cfg(feature = "explain")]
 pub mod facts;
 #[cfg(target_arch = "wasm32")]
 mod heap;
 #[cfg(feature = "judge")]
 pub mod judge;
+#[cfg(feature = "explain")]
 pub mod report;
 #[cfg(feature = "sim")]
 pub mod sim;
@@ -29,6 +31,7 @@ static ALLOCATOR: heap::GrowAhead = heap::GrowAhead;
 
 use convert::{any, count, error, object, objects, optional, to_js, to_json_text, JsResult};
 use replicore::events::{on_owner_event, on_pod_event, OwnerEvent, PodEvent};
+#[cfg(feature = "explain")]
 use replicore::explain::{explain_json, ExplainOptions};
 use replicore::model::LabelSelector;
 use replicore::outcome::{ClaimOutcome, LiveOwner};
@@ -267,7 +270,9 @@ pub fn rank_pods(pods: JsValue, options: JsValue) -> JsResult {
 }
 
 /// `explain(listJson, optionsJson)`: what the CLI prints, as data. The text is a v1 List
-/// (or an array of lists/objects) as `kubectl get rs,pods -o json` prints it.
+/// (or an array of lists/objects) as `kubectl get rs,pods -o json` prints it. Only in
+/// modules built with the `explain` feature (the CLI's and the playground's).
+#[cfg(feature = "explain")]
 #[wasm_bindgen]
 pub fn explain(list: JsValue, options: JsValue) -> JsResult {
     let options: ExplainOptions = object(&options, "options")?;

@@ -1,10 +1,10 @@
 //! The seeded cluster simulator as a JS class (`new Simulator(scenarioJson)`): conversion
-//! and error mapping only; everything is `replicore::sim`. Object arguments are JSON
+//! and error mapping only; everything is the `replicore-sim` crate. Object arguments are JSON
 //! text; results are plain objects (`SimState`, `TraceEntry[]`, … in
 //! node/src/sim-types.ts).
 
-use replicore::sim::scenario::GatesPatch;
-use replicore::sim::{Edit, Scenario};
+use replicore_sim::scenario::GatesPatch;
+use replicore_sim::{Edit, Scenario};
 use wasm_bindgen::prelude::*;
 
 use crate::convert::{count, error, message_error, number, object, opt_string, to_js, JsResult};
@@ -29,7 +29,7 @@ fn whole(value: &JsValue, path: &str) -> Result<u64, JsValue> {
 /// A simulated cluster running the ReplicaSet controller on the engine.
 #[wasm_bindgen]
 pub struct Simulator {
-    inner: replicore::sim::Simulator,
+    inner: replicore_sim::Simulator,
 }
 
 fn gates(value: &JsValue) -> Result<Option<GatesPatch>, JsValue> {
@@ -53,7 +53,7 @@ impl Simulator {
                 "seed: above 2^53-1, the largest whole number JavaScript holds",
             ));
         }
-        replicore::sim::Simulator::new(scenario)
+        replicore_sim::Simulator::new(scenario)
             .map(|inner| Simulator { inner })
             .map_err(|e| error(&e))
     }

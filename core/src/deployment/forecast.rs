@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::sim::rng::Rng;
+use crate::rng::Rng;
 use crate::time::{Duration, Time};
 
 use super::lookup::{equal_ignore_hash, rs_template};

@@ -939,14 +939,14 @@ pub fn normalise_pod_indices(v: &mut Value, pods: &[Pod]) {
 // ---------------------------------------------------------------------------------------
 // A simulated host
 
-/// A small deterministic generator (the simulator's SplitMix64) driving the simulated
+/// A small deterministic generator (the engine's SplitMix64) driving the simulated
 /// host's answers.
 #[derive(Clone, Debug)]
-pub struct HostRng(replicore::sim::rng::SplitMix64);
+pub struct HostRng(replicore::rng::SplitMix64);
 
 impl HostRng {
     pub fn new(seed: u64) -> Self {
-        HostRng(replicore::sim::rng::SplitMix64::new(seed))
+        HostRng(replicore::rng::SplitMix64::new(seed))
     }
 
     pub fn next_u64(&mut self) -> u64 {

@@ -1,0 +1,498 @@
+//! What a simulation starts from and the edits made to it: plain data, serialisable (a
+//! scenario with its edits fits in a URL and replays to the identical run).
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+use replicore::config::{Config, FeatureGates};
+use replicore::error::{Error, Result};
+
+use super::clock::{check_ms, Ms};
+use super::rng::Rng;
+
+/// A delay in virtual milliseconds: exact, or uniform in `[min, max]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum DelayMs {
+    Exact(Ms),
+    Range([Ms; 2]),
+}
+
+impl DelayMs {
+    pub fn draw(self, rng: &mut Rng) -> Ms {
+        match self {
+            DelayMs::Exact(ms) => ms,
+            DelayMs::Range([min, max]) => rng.between(min, max),
+        }
+    }
+
+    fn validate(self, path: &str) -> Result<()> {
+        match self {
+            DelayMs::Exact(ms) => check_ms(ms, path)?,
+            DelayMs::Range([min, max]) => {
+                check_ms(min, &format!("{path}[0]"))?;
+                check_ms(max, &format!("{path}[1]"))?;
+            }
+        }
+        match self {
+            DelayMs::Range([min, max]) if min > max => Err(Error::Malformed {
+                path: path.into(),
+                message: format!("range [{min}, {max}] has min above max"),
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Delays of the simulated cluster; `None` = the default.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Delays {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watch: Option<DelayMs>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<DelayMs>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<DelayMs>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ready: Option<DelayMs>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terminate: Option<DelayMs>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crash: Option<DelayMs>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flap: Option<DelayMs>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relist: Option<Ms>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resync: Option<Ms>,
+}
+
+/// The delays in effect (every field set).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EffectiveDelays {
+    pub watch: DelayMs,
+    pub schedule: DelayMs,
+    pub start: DelayMs,
+    pub ready: DelayMs,
+    pub terminate: DelayMs,
+    pub crash: DelayMs,
+    pub flap: DelayMs,
+    pub relist: Ms,
+    /// The owner informer's resync period (every owner redelivered as an update); 0 = off.
+    pub resync: Ms,
+}
+
+impl Default for EffectiveDelays {
+    fn default() -> Self {
+        EffectiveDelays {
+            watch: DelayMs::Range([20, 80]),
+            schedule: DelayMs::Range([50, 300]),
+            start: DelayMs::Range([500, 2000]),
+            ready: DelayMs::Range([500, 3000]),
+            terminate: DelayMs::Range([200, 1000]),
+            crash: DelayMs::Range([2000, 6000]),
+            flap: DelayMs::Range([1000, 5000]),
+            relist: 30_000,
+            // Off: kube-controller-manager resyncs every 12 h or more, which a playground
+            // never reaches (and an always-pending resync would make `step` jump 12 h).
+            resync: 0,
+        }
+    }
+}
+
+impl EffectiveDelays {
+    /// These delays with `d`'s fields laid over them.
+    pub fn merged(mut self, d: &Delays) -> Self {
+        let pick = |new: Option<DelayMs>, old: DelayMs| new.unwrap_or(old);
+        self.watch = pick(d.watch, self.watch);
+        self.schedule = pick(d.schedule, self.schedule);
+        self.start = pick(d.start, self.start);
+        self.ready = pick(d.ready, self.ready);
+        self.terminate = pick(d.terminate, self.terminate);
+        self.crash = pick(d.crash, self.crash);
+        self.flap = pick(d.flap, self.flap);
+        self.relist = d.relist.unwrap_or(self.relist).max(1);
+        self.resync = d.resync.unwrap_or(self.resync);
+        self
+    }
+}
+
+impl Delays {
+    fn validate(&self, path: &str) -> Result<()> {
+        for (name, d) in [
+            ("watch", self.watch),
+            ("schedule", self.schedule),
+            ("start", self.start),
+            ("ready", self.ready),
+            ("terminate", self.terminate),
+            ("crash", self.crash),
+            ("flap", self.flap),
+        ] {
+            if let Some(d) = d {
+                d.validate(&format!("{path}.{name}"))?;
+            }
+        }
+        for (name, ms) in [("relist", self.relist), ("resync", self.resync)] {
+            if let Some(ms) = ms {
+                check_ms(ms, &format!("{path}.{name}"))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Fault probabilities, each in [0, 1].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Faults {
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub watch_drop: f64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub create_failure: f64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub crash_loop: f64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub readiness_flap: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
+}
+
+impl Faults {
+    pub fn any(&self) -> bool {
+        self.watch_drop > 0.0
+            || self.create_failure > 0.0
+            || self.crash_loop > 0.0
+            || self.readiness_flap > 0.0
+    }
+
+    fn validate(&self, path: &str) -> Result<()> {
+        for (name, p) in [
+            ("watchDrop", self.watch_drop),
+            ("createFailure", self.create_failure),
+            ("crashLoop", self.crash_loop),
+            ("readinessFlap", self.readiness_flap),
+        ] {
+            if !(0.0..=1.0).contains(&p) {
+                return Err(Error::Malformed {
+                    path: format!("{path}.{name}"),
+                    message: format!("a probability must be within [0, 1] (got {p})"),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An owner to create at the start.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ScenarioOwner {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    pub replicas: i32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_ready_seconds: Option<i32>,
+}
+
+/// Feature gates to change (the others keep their value).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase", deny_unknown_fields)]
+pub struct GatesPatch {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pod_deletion_cost: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logarithmic_scale_down: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deployment_replica_set_terminating_replicas: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stale_controller_consistency_replica_set: Option<bool>,
+}
+
+impl GatesPatch {
+    pub fn apply(&self, g: &mut FeatureGates) {
+        let set = |v: Option<bool>, slot: &mut bool| {
+            if let Some(v) = v {
+                *slot = v;
+            }
+        };
+        set(self.pod_deletion_cost, &mut g.pod_deletion_cost);
+        set(self.logarithmic_scale_down, &mut g.logarithmic_scale_down);
+        set(
+            self.deployment_replica_set_terminating_replicas,
+            &mut g.deployment_replica_set_terminating_replicas,
+        );
+        set(
+            self.stale_controller_consistency_replica_set,
+            &mut g.stale_controller_consistency_replica_set,
+        );
+    }
+}
+
+/// Configuration to change (the others keep their value).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConfigPatch {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst_replicas: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feature_gates: Option<GatesPatch>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emulation_version: Option<String>,
+}
+
+/// One change to a running simulation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum Edit {
+    SetReplicas {
+        replicas: i32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        owner: Option<String>,
+    },
+    SetQuota {
+        #[serde(default)]
+        quota: Option<u32>,
+    },
+    SetFeatureGates {
+        feature_gates: GatesPatch,
+    },
+    SetConfig {
+        config: ConfigPatch,
+    },
+    SetFaults {
+        faults: Faults,
+    },
+    SetDelays {
+        delays: Delays,
+    },
+    EditPod {
+        pod: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        namespace: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        phase: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ready: Option<bool>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        restarts: Option<i32>,
+        /// Absent: unchanged; `null`: annotation removed.
+        #[serde(
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
+        deletion_cost: Option<Option<i32>>,
+    },
+    AddNode {
+        node: String,
+    },
+    RemoveNode {
+        node: String,
+    },
+    KillPod {
+        pod: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        namespace: Option<String>,
+    },
+}
+
+/// A present field (even `null`) is `Some`.
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> std::result::Result<Option<Option<T>>, D::Error> {
+    Option::<T>::deserialize(d).map(Some)
+}
+
+pub const POD_PHASES: [&str; 5] = ["Pending", "Running", "Succeeded", "Failed", "Unknown"];
+
+impl Edit {
+    /// The checks types cannot express.
+    pub fn validate(&self, path: &str) -> Result<()> {
+        match self {
+            Edit::SetReplicas { replicas, .. } if *replicas < 0 => Err(Error::Negative {
+                path: format!("{path}.replicas"),
+                value: i64::from(*replicas),
+            }),
+            Edit::SetFaults { faults } => faults.validate(&format!("{path}.faults")),
+            Edit::SetDelays { delays } => delays.validate(&format!("{path}.delays")),
+            Edit::SetConfig { config } if config.burst_replicas == Some(0) => Err(Error::Config {
+                path: format!("{path}.config.burstReplicas"),
+                message: "must be at least 1".into(),
+            }),
+            Edit::EditPod { phase: Some(p), .. } if !POD_PHASES.contains(&p.as_str()) => {
+                Err(Error::Malformed {
+                    path: format!("{path}.phase"),
+                    message: format!(
+                        "{} is not a pod phase (Pending, Running, Succeeded, Failed, Unknown)",
+                        replicore::error::quoted(p)
+                    ),
+                })
+            }
+            Edit::EditPod {
+                restarts: Some(r), ..
+            } if *r < 0 => Err(Error::Negative {
+                path: format!("{path}.restarts"),
+                value: i64::from(*r),
+            }),
+            Edit::AddNode { node } | Edit::RemoveNode { node } if node.is_empty() => {
+                Err(Error::Missing {
+                    path: format!("{path}.node"),
+                })
+            }
+            Edit::EditPod { pod, .. } | Edit::KillPod { pod, .. } if pod.is_empty() => {
+                Err(Error::Missing {
+                    path: format!("{path}.pod"),
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// An edit at a virtual time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TimedEdit {
+    /// Virtual ms since the start.
+    pub at: Ms,
+    #[serde(flatten)]
+    pub edit: Edit,
+}
+
+/// Node names: a list, or a count of `node-1` ….
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Nodes {
+    Count(u32),
+    Names(Vec<String>),
+}
+
+impl Nodes {
+    pub fn names(&self) -> Vec<String> {
+        match self {
+            Nodes::Count(n) => (1..=*n).map(|i| format!("node-{i}")).collect(),
+            Nodes::Names(v) => v.clone(),
+        }
+    }
+}
+
+/// Everything a simulation starts from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Scenario {
+    pub seed: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owners: Option<Vec<ScenarioOwner>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<Nodes>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delays: Option<Delays>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faults: Option<Faults>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quota: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<Config>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub edits: Vec<TimedEdit>,
+}
+
+impl Scenario {
+    /// A scenario of one owner `default/web` with `replicas`, three nodes, defaults elsewhere.
+    pub fn new(seed: u64, replicas: i32) -> Self {
+        Scenario {
+            seed,
+            start: None,
+            owners: None,
+            replicas: Some(replicas),
+            nodes: None,
+            delays: None,
+            faults: None,
+            quota: None,
+            config: None,
+            cluster: None,
+            edits: Vec::new(),
+        }
+    }
+
+    /// Parses scenario JSON text; errors name the path (`scenario.faults.watchDrop`).
+    pub fn from_json(bytes: &[u8]) -> Result<Scenario> {
+        let s: Scenario = replicore::input::from_json(bytes)?;
+        s.validate()?;
+        Ok(s)
+    }
+
+    /// The checks types cannot express.
+    pub fn validate(&self) -> Result<()> {
+        if let Some(r) = self.replicas.filter(|r| *r < 0) {
+            return Err(Error::Negative {
+                path: "replicas".into(),
+                value: i64::from(r),
+            });
+        }
+        for (i, o) in self.owners.iter().flatten().enumerate() {
+            if o.replicas < 0 {
+                return Err(Error::Negative {
+                    path: format!("owners[{i}].replicas"),
+                    value: i64::from(o.replicas),
+                });
+            }
+            if let Some(m) = o.min_ready_seconds.filter(|m| *m < 0) {
+                return Err(Error::Negative {
+                    path: format!("owners[{i}].minReadySeconds"),
+                    value: i64::from(m),
+                });
+            }
+            if o.name.as_deref() == Some("") {
+                return Err(Error::Missing {
+                    path: format!("owners[{i}].name"),
+                });
+            }
+        }
+        if let Some(Nodes::Names(names)) = &self.nodes {
+            for (i, n) in names.iter().enumerate() {
+                if n.is_empty() {
+                    return Err(Error::Missing {
+                        path: format!("nodes[{i}]"),
+                    });
+                }
+                if names.iter().take(i).any(|m| m == n) {
+                    return Err(Error::Malformed {
+                        path: format!("nodes[{i}]"),
+                        message: format!("node {} is given twice", replicore::error::quoted(n)),
+                    });
+                }
+            }
+        }
+        if let Some(d) = &self.delays {
+            d.validate("delays")?;
+        }
+        if let Some(f) = &self.faults {
+            f.validate("faults")?;
+        }
+        if let Some(c) = &self.config {
+            c.validate()?;
+            if c.owner_kind.kind != "ReplicaSet" {
+                return Err(Error::Config {
+                    path: "config.ownerKind".into(),
+                    message: "the simulator runs ReplicaSets only".into(),
+                });
+            }
+        }
+        for (i, e) in self.edits.iter().enumerate() {
+            check_ms(e.at, &format!("edits[{i}].at"))?;
+            e.edit.validate(&format!("edits[{i}]"))?;
+        }
+        Ok(())
+    }
+}
