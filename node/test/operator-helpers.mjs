@@ -73,10 +73,16 @@ export async function waitFor(fn, what, timeoutMs = 30000, everyMs = 50) {
  */
 export const FAST_LEASE = ["--lease-duration", "6s", "--renew-deadline", "5s", "--retry-period", "1s"];
 
-/** Spawns `replicore operator --server URL --metrics-port 0 …ARGS` (no --server when ARGS has --kubeconfig); collects its JSON log lines. */
+/**
+ * Spawns `replicore operator --server URL --metrics-port 0 …ARGS` (no --server when ARGS
+ * has --kubeconfig; `--kube-api-qps 0`, no client-side rate limit, unless ARGS sets one:
+ * the tests are about the controller, not about waiting 50 ms per request); collects its
+ * JSON log lines.
+ */
 export function operator(url, args = [], { lease = [], name = "op" } = {}) {
   const connect = args.includes("--kubeconfig") ? [] : ["--server", url];
-  const child = spawn(process.execPath, [cli, "operator", ...connect, "--metrics-port", "0", "--metrics-host", "127.0.0.1", ...lease, ...args], {
+  const qps = args.includes("--kube-api-qps") ? [] : ["--kube-api-qps", "0"];
+  const child = spawn(process.execPath, [cli, "operator", ...connect, "--metrics-port", "0", "--metrics-host", "127.0.0.1", ...qps, ...lease, ...args], {
     cwd: repo,
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -10,6 +10,7 @@ import { Controller } from "./controller.js";
 import { clients, loadKubeConfig, parseOwner } from "./kube.js";
 import { DEFAULT_LEASE, LeaderElector } from "./leader.js";
 import { makeLogger, type Level } from "./log.js";
+import { DEFAULT_CLIENT_RATE_LIMIT, rateLimited, TokenBucket } from "./ratelimit.js";
 import { Metrics, serveOps } from "./metrics.js";
 
 export const OPERATOR_USAGE = `usage: replicore operator [options]
@@ -22,6 +23,9 @@ connection:
   --kubeconfig FILE       kubeconfig (default: $KUBECONFIG, ~/.kube/config, or in-cluster)
   --context NAME          kubeconfig context
   --server URL            an API server without credentials (the dev server)
+  --kube-api-qps Q        requests per second to the API server (default 20, as
+                          kube-controller-manager; 0 = no limit)
+  --kube-api-burst N      requests at once after a quiet spell (default 30)
 what it manages:
   --owner G/V/Kind        the owner resource (default apps/v1/ReplicaSet); a ReplicaSet-
                           shaped custom resource, e.g. replicore.dev/v1alpha1/ReplicaPool
@@ -65,6 +69,8 @@ export async function operatorCommand(args: string[]): Promise<number> {
     kubeconfig: { type: "string" },
     context: { type: "string" },
     server: { type: "string" },
+    "kube-api-qps": { type: "string" },
+    "kube-api-burst": { type: "string" },
     owner: { type: "string" },
     "owner-plural": { type: "string" },
     "burst-replicas": { type: "string" },
@@ -106,8 +112,14 @@ export async function operatorCommand(args: string[]): Promise<number> {
     const v = stringValue(p, k);
     if (v !== undefined) connect[k] = v;
   }
+  const qpsText = stringValue(p, "kube-api-qps");
+  const qps = qpsText === undefined ? DEFAULT_CLIENT_RATE_LIMIT.qps : Number(qpsText);
+  if (!Number.isFinite(qps) || qps < 0) throw usageError(`--kube-api-qps: expected a number >= 0, got '${qpsText}'`, "operator");
+  const limit = { qps, burst: count(p, "kube-api-burst", DEFAULT_CLIENT_RATE_LIMIT.burst, 1) };
   const kc = loadKubeConfig(connect);
-  const api = clients(kc);
+  // The controller's client and the leader election's, each with its own token bucket.
+  const api = clients(rateLimited(kc, new TokenBucket(limit)));
+  const leaseApi = clients(rateLimited(kc, new TokenBucket(limit)));
   const metrics = new Metrics();
 
   process.on("unhandledRejection", (e) => {
@@ -118,7 +130,7 @@ export async function operatorCommand(args: string[]): Promise<number> {
   const elector = p.values["no-leader-elect"]
     ? undefined
     : new LeaderElector(
-        api.custom,
+        leaseApi.custom,
         {
           namespace: stringValue(p, "lease-namespace") ?? process.env["POD_NAMESPACE"] ?? "default",
           name: stringValue(p, "lease-name") ?? "replicore-operator",

@@ -6,6 +6,7 @@
 import { ApiException, type CoreV1Event, type KubernetesListObject, type V1Pod, type V1ReplicaSet } from "@kubernetes/client-node";
 import { Engine, type Correlation, type EventToRecord, type CallResult, type Completion, type Expectations, type ExpectationsChange, type Pod, type ReplicaSet, type SyncOutcome, type SyncPlan } from "./engine.js";
 import { Informer, type InformerEvent } from "./informer.js";
+import { trimPod } from "./transform.js";
 import { apiError, isNotFound, patchOptions, type Clients, type OwnerResource } from "./kube.js";
 import type { Logger } from "./log.js";
 import type { Metrics } from "./metrics.js";
@@ -103,6 +104,9 @@ export class Controller {
       kc,
       path: "/api/v1/pods",
       list: () => core.listPodForAllNamespaces(),
+      // One copy of each pod, with only the fields the engine reads (whole pods with
+      // REPLICORE_NO_POD_TRANSFORM=1, for node/bench/operator.mjs's comparison).
+      ...(process.env["REPLICORE_NO_POD_TRANSFORM"] ? {} : { transform: trimPod }),
       log: this.o.log,
       onEvent: (e) => this.podEvent(e as InformerEvent<Pod>),
       onError: () => this.o.metrics.errors.inc({ where: "watch" }),
@@ -112,6 +116,9 @@ export class Controller {
     // Pods first, so the first owner syncs see them (upstream waits for both caches).
     await this.podInformer.start();
     await this.ownerInformer.start();
+    const pods = this.podInformer;
+    const owners = this.ownerInformer;
+    this.o.metrics.cacheSizes = () => ({ Pod: pods.size(), [this.o.owner.kind]: owners.size() });
     this.o.log.info("caches synced", { owners: this.engine.ownerKeys().length });
   }
 
