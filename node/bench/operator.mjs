@@ -32,6 +32,16 @@ const NS = "bench";
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const mib = (bytes) => Math.round(bytes / 1048576);
 
+/** User + system CPU seconds of a process. */
+function cpuSeconds(pid) {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
 function rssBytes(pid) {
   try {
     const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
@@ -133,7 +143,13 @@ for (const name of names) {
 const port = await freePort();
 const args = [cli, "operator", "--server", url, "--no-leader-elect", "--metrics-port", String(port), "--metrics-host", "127.0.0.1", "--log-level", "warn"];
 args.push("--kube-api-qps", String(QPS), "--kube-api-burst", String(BURST), "--workers", String(WORKERS));
-const op = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, ...(process.env.NO_TRANSFORM ? { REPLICORE_NO_POD_TRANSFORM: "1" } : {}) } });
+// --expose-gc: the operator's /debug/gc collects, then reports the live heap.
+const nodeArgs = ["--expose-gc", ...(process.env.OPERATOR_NODE_ARGS ?? "").split(" ").filter((a) => a !== "")];
+const live = async () => {
+  const m = await (await fetch(`${opUrl}/debug/gc`)).json();
+  return { rssMiB: mib(m.rss), heapUsedMiB: mib(m.heapUsed), externalMiB: mib(m.external), wasmMemoryMiB: mib(m.wasmMemory) };
+};
+const op = spawn(process.execPath, [...nodeArgs, ...args], { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, ...(process.env.NO_TRANSFORM ? { REPLICORE_NO_POD_TRANSFORM: "1" } : {}) } });
 const opUrl = `http://127.0.0.1:${port}`;
 await waitFor(() => fetch(`${opUrl}/readyz`).then((r) => r.ok, () => false), "the operator to be ready");
 await sleep(500);
@@ -144,10 +160,14 @@ const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(op.pid))), 100
 
 // -- 0 -> PODS -------------------------------------------------------------------------------
 const per = Math.floor(PODS / OWNERS);
+const cpu0 = cpuSeconds(op.pid);
+const serverCpu0 = process.cpuUsage();
 const t0 = performance.now();
 await Promise.all(names.map((n, i) => call("PATCH", `${rsPath(n)}/scale`, { spec: { replicas: per + (i < PODS - per * OWNERS ? 1 : 0) } }, "application/merge-patch+json")));
 await waitFor(() => podCount >= PODS, `${PODS} pods`);
 const createSeconds = (lastAdded - t0) / 1000;
+const createCpuSeconds = cpuSeconds(op.pid) - cpu0;
+const serverCpu = process.cpuUsage(serverCpu0);
 const readyAll = () =>
   names.every((n) => {
     const o = dev.store.get("apps/replicasets", NS, n);
@@ -158,6 +178,7 @@ const readySeconds = (performance.now() - t0) / 1000;
 await sleep(2000);
 const afterCreate = await metrics(opUrl);
 const rssAfterCreate = rssBytes(op.pid);
+const liveAfterCreate = await live();
 
 // -- POD_EVENTS_PER_SECOND readiness flips ----------------------------------------------------
 const podsNow = dev.store.list("/pods");
@@ -200,6 +221,7 @@ await waitFor(() => podCount <= perDown * OWNERS, `${perDown * OWNERS} pods`);
 await sleep(5000);
 const afterDown = await metrics(opUrl);
 const rssAfterDown = rssBytes(op.pid);
+const liveAfterDown = await live();
 clearInterval(sampler);
 
 const result = {
@@ -211,6 +233,8 @@ const result = {
   podTransform: !process.env.NO_TRANSFORM,
   createSeconds: Number(createSeconds.toFixed(1)),
   createsPerSecond: Math.round(PODS / createSeconds),
+  operatorCpuSecondsWhileCreating: Number(createCpuSeconds.toFixed(1)),
+  devServerCpuSecondsWhileCreating: Number(((serverCpu.user + serverCpu.system) / 1e6).toFixed(1)),
   allReadySeconds: Number(readySeconds.toFixed(1)),
   rssMiB: { idle: mib(idle), peak: mib(peak), afterCreate: mib(rssAfterCreate), afterScaleDownToAFifth: mib(rssAfterDown) },
   afterCreate: {
@@ -220,6 +244,8 @@ const result = {
     wasmMemoryMiB: mib(afterCreate["replicore_wasm_memory_bytes"]),
     cachedPods: afterCreate['replicore_informer_objects{informer="Pod"}'],
   },
+  afterCreateCollected: liveAfterCreate,
+  afterScaleDownCollected: liveAfterDown,
   afterScaleDown: {
     heapUsedMiB: mib(afterDown["nodejs_heap_size_used_bytes"]),
     wasmMemoryMiB: mib(afterDown["replicore_wasm_memory_bytes"]),

@@ -74,6 +74,15 @@ export async function serveOps(metrics: Metrics, port: number, host: string, hea
       );
       return;
     }
+    const gc = (globalThis as { gc?: () => void }).gc;
+    if (path === "/debug/gc" && typeof gc === "function") {
+      // Only when node runs with --expose-gc (node/bench/operator.mjs): a full collection,
+      // then what is left (the live heap, the wasm memory).
+      gc();
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ ...process.memoryUsage(), wasmMemory: wasmMemoryBytes() }));
+      return;
+    }
     if (path === "/healthz" || path === "/readyz") {
       const ok = path === "/healthz" ? healthy() : ready();
       res.writeHead(ok ? 200 : 503, { "Content-Type": "text/plain" });

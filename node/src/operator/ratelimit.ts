@@ -3,7 +3,7 @@
 // tokens refilled at `qps` per second; every request (a watch's too) waits for its token,
 // first come first served.
 
-import type { KubeConfig } from "@kubernetes/client-node";
+import type { KubeConfig, RequestContext } from "@kubernetes/client-node";
 
 export interface ClientRateLimit {
   /** Requests per second; 0 turns the limit off. */
@@ -55,16 +55,27 @@ export class TokenBucket {
 }
 
 /**
- * The kubeconfig as seen by one client: every request it authenticates (client-node
- * authenticates each request and watch through the KubeConfig) first takes a token of
- * its own bucket. Each call gives a separate bucket, as kube-controller-manager gives
- * its leader election a client of its own.
+ * The kubeconfig as seen by one client (client-node authenticates each request and watch
+ * through the KubeConfig):
+ * - every request first takes a token of the client's own bucket;
+ * - every request goes through one connection pool. client-node 2.0.1 builds a new undici
+ *   Agent for each request whenever the cluster has TLS options (a CA, a client
+ *   certificate, or insecure-skip-tls-verify): a new connection, and TLS handshake, per
+ *   request, and an Agent per request for the collector. The first Agent is kept and
+ *   used for every later request (the options come from the same kubeconfig).
+ * Each call gives a separate bucket and pool, as kube-controller-manager gives its leader
+ * election a client of its own.
  */
 export function rateLimited(kc: KubeConfig, bucket: TokenBucket): KubeConfig {
   const limited = Object.create(kc) as KubeConfig;
-  limited.applySecurityAuthentication = async (ctx) => {
+  let pool: ReturnType<RequestContext["getDispatcher"]>;
+  limited.applySecurityAuthentication = async (ctx: RequestContext) => {
     await bucket.take();
-    return kc.applySecurityAuthentication(ctx);
+    await kc.applySecurityAuthentication(ctx);
+    const fresh = ctx.getDispatcher();
+    if (fresh === undefined) return;
+    pool ??= fresh;
+    if (fresh !== pool) ctx.setDispatcher(pool);
   };
   return limited;
 }
