@@ -20,13 +20,15 @@ import { DevServer } from "../dist/devserver/server.js";
 const env = (k, d) => (process.env[k] === undefined || process.env[k] === "" ? d : Number(process.env[k]));
 const PODS = env("PODS", 10000);
 const OWNERS = env("OWNERS", 100);
-const QPS = env("QPS", 1000);
-const BURST = env("BURST", Math.max(1, QPS));
+const QPS = process.env.QPS === "none" ? "none" : env("QPS", 1000);
+const BURST = env("BURST", QPS === "none" ? 0 : Math.max(1, QPS));
 const WORKERS = env("WORKERS", 5);
 const EVENTS_PER_S = env("POD_EVENTS_PER_SECOND", 100);
 const EVENT_SECONDS = env("EVENT_SECONDS", 20);
 const TIMEOUT_MS = env("TIMEOUT_SECONDS", 600) * 1000;
-const cli = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
+// OPERATOR_CLI: another build's dist/cli.js (e.g. an older commit's, for a before/after;
+// with QPS=none for a build without --kube-api-qps).
+const cli = process.env.OPERATOR_CLI ?? fileURLToPath(new URL("../dist/cli.js", import.meta.url));
 const NS = "bench";
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -142,11 +144,14 @@ for (const name of names) {
 
 const port = await freePort();
 const args = [cli, "operator", "--server", url, "--no-leader-elect", "--metrics-port", String(port), "--metrics-host", "127.0.0.1", "--log-level", "warn"];
-args.push("--kube-api-qps", String(QPS), "--kube-api-burst", String(BURST), "--workers", String(WORKERS));
+if (QPS !== "none") args.push("--kube-api-qps", String(QPS), "--kube-api-burst", String(BURST));
+args.push("--workers", String(WORKERS));
 // --expose-gc: the operator's /debug/gc collects, then reports the live heap.
 const nodeArgs = ["--expose-gc", ...(process.env.OPERATOR_NODE_ARGS ?? "").split(" ").filter((a) => a !== "")];
 const live = async () => {
-  const m = await (await fetch(`${opUrl}/debug/gc`)).json();
+  const r = await fetch(`${opUrl}/debug/gc`);
+  if (!r.ok) return null;
+  const m = await r.json();
   return { rssMiB: mib(m.rss), heapUsedMiB: mib(m.heapUsed), externalMiB: mib(m.external), wasmMemoryMiB: mib(m.wasmMemory) };
 };
 const op = spawn(process.execPath, [...nodeArgs, ...args], { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, ...(process.env.NO_TRANSFORM ? { REPLICORE_NO_POD_TRANSFORM: "1" } : {}) } });
