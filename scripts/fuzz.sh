@@ -10,13 +10,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${1:-30}
-TARGETS=(sync_input explain_bytes store_ops)
+TARGETS=(sync_input explain_bytes store_ops deployment_sync)
 CORPUS=target/fuzz-corpus
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target/fuzz}
 
-# Seed corpora: the recorded sync inputs, and explain lists made from them.
+# Seed corpora: the recorded sync and deployment-sync inputs, and explain lists made
+# from the sync inputs.
 if [ ! -d "${CORPUS}/sync_input" ]; then
-  mkdir -p "${CORPUS}/sync_input" "${CORPUS}/explain_bytes" "${CORPUS}/store_ops"
+  mkdir -p "${CORPUS}/sync_input" "${CORPUS}/explain_bytes" "${CORPUS}/store_ops" "${CORPUS}/deployment_sync"
   python3 - "${CORPUS}" <<'PY'
 import gzip, json, sys, os
 out = sys.argv[1]
@@ -29,6 +30,9 @@ for i, c in enumerate(cases):
         items = [inp["replicaSet"]] + inp.get("otherReplicaSets", []) + inp.get("pods", [])
         with open(os.path.join(out, "explain_bytes", f"v{i:04}"), "w") as f:
             json.dump({"kind": "List", "items": items}, f)
+for i, c in enumerate(json.load(gzip.open("tests/conformance/vectors/deployment/deployment-sync.json.gz"))):
+    with open(os.path.join(out, "deployment_sync", f"v{i:04}"), "w") as f:
+        json.dump(c["input"], f)
 PY
 fi
 

@@ -23,6 +23,12 @@
 //! - `json_skip/10k`: the same bytes checked as UTF-8 and read by serde_json into nothing
 //!   (`IgnoredAny`): the floor of any reading of them with serde_json, which
 //!   `json_to_plan` starts from.
+//! - `template_hash`: `deployment::hash::pod_template_hash` of the ReplicaSet's pod
+//!   template (JSON → go-spew text → FNV-1a → label value), with a collision count.
+//! - `refuse/{deep,keys}/{10k,100k,1M}`: `SyncInput::from_json` refusing bad input of
+//!   10 KB, 100 KB and 1 MB (`tests/shapes`): `deep`, an unknown field nested half the
+//!   size deep then `"now": 1`; `keys`, 100 levels of keys of size/200 bytes over many
+//!   short members, then `"cacheIsFresh": 1`. Linear: 1 MB takes about 10× 100 KB.
 
 use std::cell::OnceCell;
 use std::hint::black_box;
@@ -40,6 +46,9 @@ use replicore::{
     DEFAULT_BURST_REPLICAS,
 };
 use serde::Deserialize;
+
+#[path = "../tests/shapes/mod.rs"]
+mod shapes;
 
 /// The `v1.PodList` shape: only `items` is read.
 #[derive(Deserialize)]
@@ -479,6 +488,120 @@ fn benches(c: &mut Criterion) {
         });
         g.finish();
     }
+
+    // template_hash: the pod-template-hash of the ReplicaSet's (realistic) pod template.
+    let rs_json: serde_json::Value =
+        serde_json::from_slice(&data("replicaset.json")).expect("replicaset.json");
+    let template = &rs_json["spec"]["template"];
+    c.bench_function("template_hash", |b| {
+        b.iter(|| replicore::deployment::hash::pod_template_hash(black_box(template), Some(3)))
+    });
+
+    // deployment_sync/1new_10old: one whole Deployment sync (every call answered ok) of a
+    // rolling update in progress: a new RS and 10 old ones, all with the realistic
+    // template above (the old ones with another image); 10 RS writes and a status write.
+    // The step machine replays the sync once per call.
+    {
+        let input = deployment_sync_input(template);
+        let mut g = c.benchmark_group("deployment_sync");
+        g.bench_function("1new_10old", |b| {
+            b.iter(|| {
+                replicore::deployment::run_sync(black_box(input.clone()), |_| {
+                    replicore::deployment::ApiResult::ok()
+                })
+                .expect("a sync")
+            })
+        });
+        g.finish();
+    }
+
+    // refuse: bad input refused in time linear in its size.
+    {
+        let mut g = c.benchmark_group("refuse");
+        g.sampling_mode(SamplingMode::Flat).sample_size(20);
+        type Shape = fn(usize) -> Vec<u8>;
+        let shapes: [(&str, Shape); 2] = [
+            ("deep", shapes::deep_nesting),
+            ("keys", shapes::long_nested_keys),
+        ];
+        for (name, shape) in shapes {
+            for (label, size) in [("10k", 10_000), ("100k", 100_000), ("1M", 1_000_000)] {
+                let text = shape(size);
+                g.throughput(Throughput::Bytes(text.len() as u64));
+                g.bench_function(BenchmarkId::new(name, label), |b| {
+                    b.iter(|| SyncInput::from_json(black_box(&text)).expect_err("refused"))
+                });
+            }
+        }
+        g.finish();
+    }
+}
+
+/// A RollingUpdate deployment of 30 replicas (surge 25%, unavailable 25%) with its new
+/// RS at 30 (all available) and 10 old RSs of 2 each (all available): the old RSs are
+/// all scaled to 0 (10 RS updates), then the status is written (11 calls).
+fn deployment_sync_input(
+    template: &serde_json::Value,
+) -> replicore::deployment::DeploymentSyncInput {
+    use serde_json::json;
+    let owner = json!([{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web",
+        "uid": "d-uid", "controller": true, "blockOwnerDeletion": true}]);
+    let mut labels = template["metadata"]["labels"].clone();
+    let rs =
+        |name: &str, image: &str, spec: i32, available: i32, revision: usize, minute: usize| {
+            let mut t = template.clone();
+            if image != "current" {
+                t["spec"]["containers"][0]["image"] = json!(image);
+            }
+            t["metadata"]["labels"]["pod-template-hash"] = json!(name);
+            json!({
+                "metadata": {"name": format!("web-{name}"), "namespace": "default",
+                    "uid": format!("uid-{name}"), "generation": 2,
+                    "creationTimestamp": format!("2026-11-21T03:{minute:02}:00Z"),
+                    "labels": t["metadata"]["labels"],
+                    "annotations": {"deployment.kubernetes.io/revision": revision.to_string(),
+                        "deployment.kubernetes.io/desired-replicas": "30",
+                        "deployment.kubernetes.io/max-replicas": "38"},
+                    "ownerReferences": owner},
+                "spec": {"replicas": spec, "selector": {"matchLabels": t["metadata"]["labels"]},
+                    "template": t},
+                "status": {"replicas": spec, "readyReplicas": available,
+                    "availableReplicas": available, "observedGeneration": 2,
+                    "terminatingReplicas": 0}
+            })
+        };
+    let mut rss = vec![rs("new0", "current", 10, 10, 11, 50)];
+    for i in 0..10 {
+        rss.push(rs(
+            &format!("old{i}"),
+            &format!("example/old:{i}"),
+            2,
+            1,
+            i + 1,
+            i,
+        ));
+    }
+    if let Some(l) = labels.as_object_mut() {
+        l.remove("pod-template-hash");
+    }
+    let mut dtemplate = template.clone();
+    dtemplate["metadata"]["labels"] = labels.clone();
+    replicore::deployment::DeploymentSyncInput::from_value(json!({
+        "now": "2026-11-21T04:43:13Z",
+        "key": "default/web",
+        "deployment": {
+            "metadata": {"name": "web", "namespace": "default", "uid": "d-uid", "generation": 2,
+                "annotations": {"deployment.kubernetes.io/revision": "11"}},
+            "spec": {"replicas": 30, "selector": {"matchLabels": labels}, "template": dtemplate,
+                "strategy": {"type": "RollingUpdate",
+                    "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}},
+                "revisionHistoryLimit": 10, "progressDeadlineSeconds": 600},
+            "status": {"observedGeneration": 2, "replicas": 50, "updatedReplicas": 30}
+        },
+        "replicaSets": rss,
+        "pods": []
+    }))
+    .expect("a deployment sync input")
 }
 
 criterion_group! {

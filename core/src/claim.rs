@@ -4,7 +4,11 @@
 use serde::{Deserialize, Serialize};
 
 use crate::config::OwnerKind;
-use crate::model::{Pod, ReplicaSet};
+use crate::model::{ObjectMeta, Pod, ReplicaSet};
+
+/// The content type of every claim patch: upstream's `PatchPod` sends
+/// `types.StrategicMergePatchType` whatever the body.
+pub const STRATEGIC_MERGE_PATCH: &str = "application/strategic-merge-patch+json";
 
 /// What claiming does with one pod.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -24,8 +28,11 @@ pub struct ClaimAction {
     pub namespace: String,
     pub name: String,
     pub uid: String,
-    /// `application/strategic-merge-patch+json` for releases and
-    /// `application/merge-patch+json` for adoptions, as upstream sends them.
+    /// Always `application/strategic-merge-patch+json` ([`STRATEGIC_MERGE_PATCH`]):
+    /// upstream's `PodControl.PatchPod` sends every claim patch, adoption and release,
+    /// as a strategic merge patch. `metadata.ownerReferences` merges by `uid` (its patch
+    /// merge key), so an adoption adds the controller reference beside the pod's other
+    /// owner references; a JSON merge patch would replace the list and drop them.
     pub patch_type: String,
     /// The body, with the pod-UID precondition (`metadata.uid`).
     pub patch: serde_json::Value,
@@ -53,46 +60,73 @@ pub(crate) fn verdict(
     matches: bool,
     controlled: Option<bool>,
 ) -> Verdict {
-    let owner_deleting = owner.metadata.deletion_timestamp.is_some();
+    verdict_of(&pod.metadata, &owner.metadata, matches, controlled)
+}
+
+/// `ClaimObject` for any owned object and any owner, from their metadata: shared by the
+/// ReplicaSet controller (pods) and the Deployment controller (ReplicaSets, D-21).
+pub(crate) fn verdict_of(
+    object: &ObjectMeta,
+    owner: &ObjectMeta,
+    matches: bool,
+    controlled: Option<bool>,
+) -> Verdict {
+    let owner_deleting = owner.deletion_timestamp.is_some();
     match controlled {
         Some(false) => Verdict::Ignored,
         Some(true) if matches => Verdict::Claimed,
         Some(true) if owner_deleting => Verdict::Ignored,
         Some(true) => Verdict::Release,
         None if owner_deleting || !matches => Verdict::Ignored,
-        None if pod.metadata.deletion_timestamp.is_some() => Verdict::Ignored,
-        None if !owner.metadata.namespace.is_empty()
-            && owner.metadata.namespace != pod.metadata.namespace =>
-        {
+        None if object.deletion_timestamp.is_some() => Verdict::Ignored,
+        None if !owner.namespace.is_empty() && owner.namespace != object.namespace => {
             Verdict::Ignored
         }
         None => Verdict::Adopt,
     }
 }
 
-/// the adoption patch (`ownerRefControllerPatch`).
+/// The controller reference of `object` judged against `owner`: `None` without one,
+/// else whether it carries the owner's UID.
+pub(crate) fn controlled_by(object: &ObjectMeta, owner: &ObjectMeta) -> Option<bool> {
+    object.controller_ref().map(|r| r.uid == owner.uid)
+}
+
+/// the adoption patch (`ownerRefControllerPatch`), sent as a strategic merge patch:
+/// the one reference merges into the pod's `ownerReferences` by `uid`, keeping any
+/// non-controller references the pod already carries.
 pub fn adopt_patch(owner: &ReplicaSet, kind: &OwnerKind, pod: &Pod) -> serde_json::Value {
+    adopt_patch_of(&owner.metadata, kind, &pod.metadata.uid)
+}
+
+/// `ownerRefControllerPatch` for any owner and owned object (by UID).
+pub fn adopt_patch_of(owner: &ObjectMeta, kind: &OwnerKind, uid: &str) -> serde_json::Value {
     serde_json::json!({
         "metadata": {
             "ownerReferences": [{
                 "apiVersion": kind.api_version,
                 "kind": kind.kind,
-                "name": owner.metadata.name,
-                "uid": owner.metadata.uid,
+                "name": owner.name,
+                "uid": owner.uid,
                 "controller": true,
                 "blockOwnerDeletion": true,
             }],
-            "uid": pod.metadata.uid,
+            "uid": uid,
         }
     })
 }
 
 /// the release patch (`GenerateDeleteOwnerRefStrategicMergeBytes`).
 pub fn release_patch(owner: &ReplicaSet, pod: &Pod) -> serde_json::Value {
+    release_patch_of(&owner.metadata.uid, &pod.metadata.uid)
+}
+
+/// `GenerateDeleteOwnerRefStrategicMergeBytes` for any owner and owned object (by UID).
+pub fn release_patch_of(owner_uid: &str, uid: &str) -> serde_json::Value {
     serde_json::json!({
         "metadata": {
-            "ownerReferences": [{"$patch": "delete", "uid": owner.metadata.uid}],
-            "uid": pod.metadata.uid,
+            "ownerReferences": [{"$patch": "delete", "uid": owner_uid}],
+            "uid": uid,
         }
     })
 }
@@ -104,22 +138,16 @@ pub(crate) fn action(
     pod: &Pod,
     pod_index: usize,
 ) -> ClaimAction {
-    let (patch_type, patch) = match kind {
-        ClaimKind::Adopt => (
-            "application/merge-patch+json",
-            adopt_patch(owner, owner_kind, pod),
-        ),
-        ClaimKind::Release => (
-            "application/strategic-merge-patch+json",
-            release_patch(owner, pod),
-        ),
+    let patch = match kind {
+        ClaimKind::Adopt => adopt_patch(owner, owner_kind, pod),
+        ClaimKind::Release => release_patch(owner, pod),
     };
     ClaimAction {
         kind,
         namespace: pod.metadata.namespace.clone(),
         name: pod.metadata.name.clone(),
         uid: pod.metadata.uid.clone(),
-        patch_type: patch_type.into(),
+        patch_type: STRATEGIC_MERGE_PATCH.into(),
         patch,
         pod_index,
     }

@@ -144,7 +144,7 @@ impl Config {
         };
         let bad = || Error::Config {
             path: "config.emulationVersion".into(),
-            message: format!("{v:?} is not a version like \"1.30\""),
+            message: format!("{} is not a version like \"1.30\"", crate::error::quoted(v)),
         };
         let (a, b) = v.trim_start_matches('v').split_once('.').ok_or_else(bad)?;
         Ok((a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?))

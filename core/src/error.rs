@@ -17,7 +17,7 @@ pub enum Error {
     #[error("{path}: is required")]
     Missing { path: String },
     /// The same pod (namespace/name) is given twice.
-    #[error("{path}: pod {key} is given twice (first at {first})")]
+    #[error("{path}: pod {} is given twice (first at {first})", capped(key))]
     DuplicatePod {
         path: String,
         key: String,
@@ -30,7 +30,7 @@ pub enum Error {
     #[error("{path}: {message}")]
     Outcome { path: String, message: String },
     /// The [`crate::store::Store`] holds no such object.
-    #[error("{path}: {what} {key} is not in the store")]
+    #[error("{path}: {what} {} is not in the store", capped(key))]
     NotFound {
         path: String,
         what: &'static str,
@@ -125,4 +125,92 @@ pub(crate) fn join_path(prefix: &str, inner: &str) -> String {
         (false, false) if inner.starts_with('[') => format!("{prefix}{inner}"),
         (false, false) => format!("{prefix}.{inner}"),
     }
+}
+
+/// At most this many characters of an input value are quoted in a message; a longer one
+/// is cut, with `…` and its full length (a 5 MB string does not make a 5 MB message).
+pub const MAX_QUOTED_CHARS: usize = 200;
+
+/// A value of the input as a message quotes it: `"text"`, escaped as `{:?}` escapes it,
+/// and cut after [`MAX_QUOTED_CHARS`] characters: `"abc…" (5242880 bytes)`. Only what is
+/// shown is escaped: quoting a 5 MB value costs no more than quoting 200 characters.
+pub fn quoted(value: &str) -> String {
+    let mut out = String::from('"');
+    let mut shown = 0usize;
+    for c in value.chars() {
+        // As `{:?}` of a str: a single quote is not escaped.
+        let piece = if c == '\'' {
+            c.to_string()
+        } else {
+            c.escape_debug().to_string()
+        };
+        for e in piece.chars() {
+            if shown == MAX_QUOTED_CHARS {
+                out.push_str(&format!("…\" ({} bytes)", value.len()));
+                return out;
+            }
+            out.push(e);
+            shown += 1;
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A value of the input named bare in a message (a `namespace/name` key), cut after
+/// [`MAX_QUOTED_CHARS`] characters: `abc… (5242880 bytes)`.
+pub fn capped(value: &str) -> String {
+    match value.char_indices().nth(MAX_QUOTED_CHARS) {
+        Some((cut, _)) => format!(
+            "{}… ({} bytes)",
+            value.get(..cut).unwrap_or_default(),
+            value.len()
+        ),
+        None => value.to_owned(),
+    }
+}
+
+/// A message with every quoted run (`"…"` or `` `…` ``) longer than [`MAX_QUOTED_CHARS`]
+/// characters cut, with `…` and its length in bytes: for the messages serde_json writes,
+/// which quote the whole offending value (`invalid type: string "…", expected …`).
+pub fn cap_quotes(message: &str) -> String {
+    let mut out = String::with_capacity(message.len().min(4 * MAX_QUOTED_CHARS + 64));
+    let mut chars = message.chars();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        if c != '"' && c != '`' {
+            continue;
+        }
+        let (mut shown, mut bytes, mut escaped, mut closed) = (0usize, 0usize, false, false);
+        // The character after the first MAX_QUOTED_CHARS: shown if it is the last one (the
+        // `…` of a value [`quoted`] cut already, say).
+        let mut next = None;
+        for d in chars.by_ref() {
+            if !escaped && d == c {
+                closed = true;
+                break;
+            }
+            escaped = c == '"' && !escaped && d == '\\';
+            bytes = bytes.saturating_add(d.len_utf8());
+            if shown < MAX_QUOTED_CHARS {
+                out.push(d);
+            } else if shown == MAX_QUOTED_CHARS {
+                next = Some(d);
+            }
+            shown = shown.saturating_add(1);
+        }
+        let cut = shown > MAX_QUOTED_CHARS + 1;
+        if cut {
+            out.push('…');
+        } else if let Some(d) = next {
+            out.push(d);
+        }
+        if closed {
+            out.push(c);
+        }
+        if cut {
+            out.push_str(&format!(" ({bytes} bytes)"));
+        }
+    }
+    out
 }

@@ -242,7 +242,7 @@ fn document(
         let got = if kind.is_empty() {
             "no kind".to_owned()
         } else {
-            format!("kind {kind:?}")
+            format!("kind {}", crate::error::quoted(kind))
         };
         return Err(Error::Malformed {
             path: join_path(&at, "kind"),
@@ -352,8 +352,9 @@ fn explain_items(items: Vec<(String, Value)>, options: &ExplainOptions) -> Resul
             return Err(Error::Config {
                 path: "owner".into(),
                 message: format!(
-                    "no {} named {wanted:?} in the input; it has {}",
+                    "no {} named {} in the input; it has {}",
                     options.config.owner_kind.kind,
+                    crate::error::quoted(wanted),
                     names.join(", ")
                 ),
             });

@@ -145,7 +145,9 @@ pub fn from_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T> {
 /// The engine's error for a serde_json error in `bytes`: the field path is recovered from
 /// the position serde_json reports (see [`crate::jsonpath`]).
 fn path_error(bytes: &[u8], inner: &serde_json::Error) -> Error {
-    let mut message = inner.to_string();
+    // serde_json quotes the whole offending value: cut it (a 5 MB string is not a 5 MB
+    // message).
+    let mut message = crate::error::cap_quotes(&inner.to_string());
     // serde_json appends " at line L column C": keep it for syntax errors (it locates the
     // error in the text), drop it for type errors, whose path already says where.
     if !inner.is_syntax() && !inner.is_eof() {

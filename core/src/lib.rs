@@ -15,6 +15,10 @@
 //! [`event_correlation`] says how the recorder writes the events a sync records (create,
 //! patch or drop, as client-go's `EventCorrelator`).
 //!
+//! The Deployment controller's decisions are in [`deployment`]: one
+//! `syncDeployment(key)` as a step machine ([`deployment::DeploymentSync`]) that names
+//! each API call and takes its result, then says what the sync amounted to.
+//!
 //! ```
 //! use replicore::{plan, Config, Manage, SyncInput};
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -48,6 +52,7 @@
 pub mod availability;
 pub mod claim;
 pub mod config;
+pub mod deployment;
 pub mod digest;
 pub mod error;
 pub mod event_correlation;

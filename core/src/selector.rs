@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use crate::error::quoted;
 use crate::model::{LabelSelector, StringMap};
 
 /// Why a label selector does not compile. The sync does nothing at all.
@@ -56,7 +57,8 @@ impl Selector {
                     "DoesNotExist" => Op::DoesNotExist,
                     other => {
                         return Err(SelectorError(format!(
-                            "{other:?} is not a valid label selector operator"
+                            "{} is not a valid label selector operator",
+                            quoted(other)
                         )))
                     }
                 };
@@ -140,24 +142,32 @@ fn requirement(key: &str, op: Op, values: &[String]) -> Result<Requirement, Sele
     match op {
         Op::In | Op::NotIn if values.is_empty() => {
             return Err(SelectorError(format!(
-                "key {key:?}: for 'in', 'notin' operators, values set can't be empty"
+                "key {}: for 'in', 'notin' operators, values set can't be empty",
+                quoted(key)
             )))
         }
         Op::Equals if values.len() != 1 => {
             return Err(SelectorError(format!(
-                "key {key:?}: exact-match compatibility requires one single value"
+                "key {}: exact-match compatibility requires one single value",
+                quoted(key)
             )))
         }
         Op::Exists | Op::DoesNotExist if !values.is_empty() => {
             return Err(SelectorError(format!(
-                "key {key:?}: values set must be empty for exists and does not exist"
+                "key {}: values set must be empty for exists and does not exist",
+                quoted(key)
             )))
         }
         _ => {}
     }
     for v in values {
-        validate_value(v)
-            .map_err(|why| SelectorError(format!("key {key:?}: invalid value {v:?}: {why}")))?;
+        validate_value(v).map_err(|why| {
+            SelectorError(format!(
+                "key {}: invalid value {}: {why}",
+                quoted(key),
+                quoted(v)
+            ))
+        })?;
     }
     let mut values = values.to_vec();
     values.sort();
@@ -170,7 +180,12 @@ fn requirement(key: &str, op: Op, values: &[String]) -> Result<Requirement, Sele
 
 /// A qualified name: `[prefix/]name`, prefix a DNS-1123 subdomain, name ≤ 63 characters.
 fn validate_key(key: &str) -> Result<(), SelectorError> {
-    let bad = |why: &str| Err(SelectorError(format!("invalid label key {key:?}: {why}")));
+    let bad = |why: &str| {
+        Err(SelectorError(format!(
+            "invalid label key {}: {why}",
+            quoted(key)
+        )))
+    };
     let (prefix, name) = match key.split_once('/') {
         None => (None, key),
         Some((p, n)) => (Some(p), n),

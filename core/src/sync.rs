@@ -813,14 +813,18 @@ pub fn complete(plan: &SyncPlan<'_>, outcome: &SyncOutcome) -> Result<Completion
                                 "FailedDelete",
                                 format!("Error deleting: {}", e.message),
                             ));
-                            manage_error
-                                .get_or_insert_with(|| format!("unable to delete pods: {}", e.message));
+                            manage_error.get_or_insert_with(|| {
+                                format!("unable to delete pods: {}", e.message)
+                            });
                         }
                     }
                     CallResult::Skipped => {
                         return Err(Error::Outcome {
                             path: "deletes".into(),
-                            message: format!("the deletion of {key} was skipped; every planned delete must be issued"),
+                            message: format!(
+                            "the deletion of {} was skipped; every planned delete must be issued",
+                            crate::error::capped(&key)
+                        ),
                         })
                     }
                 }

@@ -23,9 +23,12 @@ pub struct Duration(i64);
 /// Why a timestamp string was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum TimeError {
-    #[error("invalid RFC 3339 timestamp {0:?}")]
+    #[error("invalid RFC 3339 timestamp {}", crate::error::quoted(.0))]
     Syntax(String),
-    #[error("timestamp {0:?} is outside the representable range (years 1678 to 2261)")]
+    #[error(
+        "timestamp {} is outside the representable range (years 1678 to 2261)",
+        crate::error::quoted(.0)
+    )]
     OutOfRange(String),
 }
 

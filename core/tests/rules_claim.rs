@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use replicore::claim::{adopt_patch, can_adopt, release_patch, ClaimKind};
+use replicore::claim::{adopt_patch, can_adopt, release_patch, ClaimKind, STRATEGIC_MERGE_PATCH};
 use replicore::outcome::{ApiError, CallResult, ClaimOutcome, LiveOwner, SyncOutcome};
 use replicore::sync::{Idle, Manage, Requeue};
 use replicore::{owner, plan, Config, OwnerKind, Selector};
@@ -236,7 +236,10 @@ fn r31_matching_orphan_is_adopted_with_the_controller_patch() {
     assert_eq!(c.kind, ClaimKind::Adopt);
     assert_eq!(c.name, "orphan");
     assert_eq!(c.pod_index, 1);
-    assert_eq!(c.patch_type, "application/merge-patch+json");
+    // Upstream's PatchPod sends a strategic merge patch: ownerReferences merge by uid,
+    // so the orphan's non-controller reference stays beside the new controller.
+    assert_eq!(c.patch_type, "application/strategic-merge-patch+json");
+    assert_eq!(c.patch_type, STRATEGIC_MERGE_PATCH);
     assert_eq!(
         c.patch,
         json!({"metadata": {
@@ -256,6 +259,46 @@ fn r31_matching_orphan_is_adopted_with_the_controller_patch() {
     assert_eq!(idle(&p.manage), Idle::InSync);
     let done = finish(&p, &all_ok(&p, &web));
     assert_eq!(done.status.expect("status").replicas, 2);
+}
+
+/// R-31 (issue 15): an orphan that carries another owner's non-controller reference is
+/// adopted with a strategic merge patch naming only this owner's reference, so the
+/// API server merges it into `ownerReferences` by `uid` and the other reference stays.
+#[test]
+fn r31_adoption_keeps_a_non_controller_reference_by_strategic_merge() {
+    let web = rs("web").replicas(1);
+    let foreign = json!({
+        "apiVersion": "v1", "kind": "ConfigMap", "name": "bundle", "uid": "uid-bundle",
+    });
+    let mut orphan = pod("orphan");
+    orphan.v["metadata"]["ownerReferences"] = json!([foreign]);
+    let adopting = input(&web, &[orphan]).build();
+    let config = Config::default();
+    let p = plan(&adopting, &config).expect("plan");
+    assert_eq!(p.claims.len(), 1);
+    let c = &p.claims[0];
+    assert_eq!(c.kind, ClaimKind::Adopt);
+    assert_eq!(c.patch_type, STRATEGIC_MERGE_PATCH);
+    // The body lists only the new controller reference (merged by uid), never the
+    // pod's whole list, and carries the pod-UID precondition.
+    assert_eq!(
+        c.patch,
+        json!({"metadata": {
+            "ownerReferences": [{
+                "apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web", "uid": "uid-web",
+                "controller": true, "blockOwnerDeletion": true,
+            }],
+            "uid": "uid-orphan",
+        }})
+    );
+    // Adoption and release share the patch type, as upstream's PatchPod sends both.
+    let web2 = rs("web").replicas(1);
+    let released = [healthy("relabelled", &web2).labels(json!({"app": "other"}))];
+    let releasing = input(&web2, &released).build();
+    let r = plan(&releasing, &config).expect("plan");
+    assert_eq!(r.claims.len(), 1);
+    assert_eq!(r.claims[0].kind, ClaimKind::Release);
+    assert_eq!(r.claims[0].patch_type, c.patch_type);
 }
 
 #[test]

@@ -515,3 +515,60 @@ fn a_quiet_cluster_has_nothing_scheduled_unless_resyncs_are_on() {
     sim.advance(25_000);
     assert_eq!(sim.syncs().count(), before + 2, "one sync per resync");
 }
+
+// ---------------------------------------------------------------------------------------
+// The horizon: no call leaves the simulator with a time JS cannot hold
+
+/// Every virtual time the simulator reports stays within 2^53 − 1 ms and its engine
+/// instants within range: `try_advance` past the horizon is refused and changes nothing;
+/// events beyond it never run.
+#[test]
+fn advancing_past_the_horizon_is_refused_and_changes_nothing() {
+    const MAX: u64 = (1 << 53) - 1;
+    let mut sim = Simulator::new(exact(4, 3)).unwrap();
+    sim.advance(10_000);
+    let horizon = sim.horizon();
+    assert!(
+        horizon <= MAX && horizon > 100 * 365 * 86_400_000,
+        "{horizon}"
+    );
+    let before = (sim.now(), sim.trace(0).count());
+    let e = sim.try_advance(MAX).unwrap_err();
+    assert_eq!((e.code(), e.path()), ("MALFORMED", "ms"));
+    assert_eq!((sim.now(), sim.trace(0).count()), before);
+    // Up to the horizon is fine, and the simulator goes on answering.
+    let left = horizon - sim.now();
+    assert!(sim.try_advance(left).is_ok());
+    assert_eq!(sim.now(), horizon);
+    assert!(sim.try_advance(1).is_err());
+    // Whatever is still scheduled lies beyond: stepping runs nothing.
+    while sim.step() {}
+    assert_eq!(sim.now(), horizon);
+    assert!(sim.next_event_time().is_none_or(|t| t <= horizon));
+    assert!(sim.trace(0).all(|e| e.t <= horizon));
+    let state = serde_json::to_value(sim.state()).unwrap();
+    assert!(state.is_object());
+    // advance (infallible) stops at the horizon too.
+    sim.advance(u64::MAX);
+    assert_eq!(sim.now(), horizon);
+}
+
+#[test]
+fn scenario_times_beyond_2_pow_53_are_refused() {
+    let err = |text: &str| {
+        Simulator::from_json(text.as_bytes())
+            .map(|_| ())
+            .unwrap_err()
+    };
+    let big = 1u64 << 53;
+    let e = err(&format!(
+        r#"{{"seed": 1, "delays": {{"ready": [1, {big}]}}}}"#
+    ));
+    assert_eq!(e.path(), "delays.ready[1]");
+    let e = err(&format!(r#"{{"seed": 1, "delays": {{"resync": {big}}}}}"#));
+    assert_eq!(e.path(), "delays.resync");
+    let e = err(&format!(
+        r#"{{"seed": 1, "edits": [{{"at": {big}, "op": "setReplicas", "replicas": 2}}]}}"#
+    ));
+    assert_eq!(e.path(), "edits[0].at");
+}

@@ -9,15 +9,20 @@
 //! - status counts are at most the pods the engine was given, and ready ≤ replicas,
 //!   available ≤ ready;
 //! - a completion survives a JSON round trip;
-//! - a plan from the [`Store`] equals the plan from a [`SyncInput`] holding the same objects.
+//! - a plan from the [`Store`] equals the plan from a [`SyncInput`] holding the same objects;
+//! - the Deployment step machine is deterministic, survives a JSON round trip at every
+//!   step (the restored machine names the same next step), makes a bounded number of
+//!   calls, and reports as many calls as it named.
 
 use std::collections::BTreeSet;
 
 use arbitrary::Arbitrary;
+use replicore::deployment::{ApiCall, ApiResult, DeploymentSync, DeploymentSyncInput, Step};
 use replicore::explain::{explain_json, ExplainOptions};
 use replicore::store::{Store, SyncContext};
 use replicore::sync::{complete, Completion, Manage, SyncPlan};
 use replicore::time::Time;
+use replicore::ApiError;
 use replicore::{
     CallResult, ClaimOutcome, Config, LiveOwner, Pod, ReplicaSet, SyncInput, SyncOutcome,
 };
@@ -386,5 +391,84 @@ fn plan_from_store(store: &Store, ns: &str, name: u8, fail: u32, config: &Config
             1
         }
         Err(_) => 0,
+    }
+}
+
+/// How many calls one Deployment sync may make: claims (one per ReplicaSet at most, plus
+/// the live GET), the new RS, scaling, cleanup and the status write are each bounded by
+/// the ReplicaSets given.
+fn call_bound(input: &DeploymentSyncInput) -> usize {
+    4 * input.replica_sets.len() + 8
+}
+
+/// The answer the fuzzed API gives to call number `n`: success (a GET returns the cached
+/// deployment), or one of the errors upstream's sync meets.
+fn deployment_answer(
+    call: &ApiCall,
+    input: &DeploymentSyncInput,
+    seed: u32,
+    n: usize,
+) -> ApiResult {
+    let pick = seed.rotate_left((n % 32) as u32) % 8;
+    let error = |reason: &str| {
+        ApiResult::Error(ApiError::new(
+            reason,
+            format!("{reason} (fuzz) on {}", call.name()),
+        ))
+    };
+    match pick {
+        0 => error("Conflict"),
+        1 => error("InternalError"),
+        2 if call.verb() == "create" => error("AlreadyExists"),
+        3 => error("NotFound"),
+        _ => match call {
+            ApiCall::GetDeployment { .. } => ApiResult::Ok {
+                object: input.deployment.as_ref().map(|d| (*d.wire).clone()),
+            },
+            _ => ApiResult::ok(),
+        },
+    }
+}
+
+/// bytes → `DeploymentSyncInput` → the step machine to its end, with API answers chosen
+/// by the bytes. Returns how many calls were made (`None`: the input was refused).
+pub fn deployment_bytes(data: &[u8]) -> Option<usize> {
+    let input = DeploymentSyncInput::from_json(data).ok()?;
+    let seed = data
+        .iter()
+        .fold(7u32, |h, &b| h.wrapping_mul(31).wrapping_add(b.into()));
+    let bound = call_bound(&input);
+    let mut machine = DeploymentSync::new(input.clone()).ok()?;
+    let mut named = 0;
+    loop {
+        let step = match machine.next() {
+            Ok(step) => step,
+            // A field-path error where upstream would panic: refused, not a crash.
+            Err(_) => return None,
+        };
+        let again = machine.next().expect("a step named once is named again");
+        assert_eq!(step, again, "the step machine is deterministic");
+        let restored: DeploymentSync =
+            serde_json::from_str(&text(&machine)).expect("a machine reads back from its JSON");
+        let after = restored
+            .next()
+            .expect("a restored machine names its next step");
+        assert_eq!(
+            text(&step),
+            text(&after),
+            "a machine survives a JSON round trip"
+        );
+        match step {
+            Step::Call { call } => {
+                named += 1;
+                assert!(named <= bound, "a sync makes at most {bound} calls");
+                let answer = deployment_answer(&call, &input, seed, named);
+                machine.report(answer).expect("a result is taken");
+            }
+            Step::Done { done } => {
+                assert_eq!(done.calls, named, "the sync reports the calls it named");
+                return Some(named);
+            }
+        }
     }
 }

@@ -78,3 +78,17 @@ fn store_checks_hold_on_seeded_sequences() {
     }
     assert!(checked >= 100, "only {checked} Store plans were checked");
 }
+
+#[test]
+fn deployment_checks_hold_on_every_recorded_deployment_sync() {
+    let cases = vectors("deployment/deployment-sync.json.gz");
+    assert_eq!(cases.len(), 500, "the deployment-sync vectors are there");
+    let mut synced = 0;
+    for case in &cases {
+        let bytes = serde_json::to_vec(&case["input"]).unwrap();
+        if replicore_fuzz::deployment_bytes(&bytes).is_some() {
+            synced += 1;
+        }
+    }
+    assert_eq!(synced, cases.len(), "every recorded input runs to its end");
+}

@@ -4,7 +4,7 @@
 // engine's.
 
 import * as raw from "./wasm/replicore_wasm.js";
-import { json, optJson, utf8 } from "./json-text.js";
+import { guard, iso, json, optJson, record, replicoreError, utf8, withNow } from "./json-text.js";
 import { compile, listOf, openObject, type FieldTree, type Writer } from "./pod-json.js";
 import type {
   CallResult,
@@ -40,10 +40,6 @@ import type { Correlation, EventCorrelatorSize, EventCorrelatorState, EventToRec
 export type * from "./types.js";
 export type { FieldTree } from "./pod-json.js";
 
-function iso(t: Time): string {
-  return t instanceof Date ? t.toISOString() : t;
-}
-
 // Pods are written with only the fields the engine reads (see pod-json.ts). Compiled on
 // first use: in a browser the module is instantiated after this one is evaluated.
 let writers: { pod: Writer; pods: Writer; input: Writer; event: Writer; rankOptions: Writer } | undefined;
@@ -74,7 +70,17 @@ function parsed<T>(text: unknown): T {
 // The API
 
 /** The JSON (UTF-8 bytes) a plan was made from, for the calls that judge its outcome. */
-const plans = new WeakMap<object, { input: Uint8Array; config: Uint8Array | undefined }>();
+const plans = new WeakMap<object, PlanContext>();
+
+/**
+ * What `plan()` made a plan from, and its manage step when it has no claims (what
+ * `manageAfterClaims` answers then, whatever the caller did to the plan object since).
+ */
+interface PlanContext {
+  input: Uint8Array;
+  config: Uint8Array | undefined;
+  manage: Manage | undefined;
+}
 
 /**
  * The fields of a pod the engine reads, as a tree: `true` for a value read whole, an
@@ -82,12 +88,12 @@ const plans = new WeakMap<object, { input: Uint8Array; config: Uint8Array | unde
  * writes only these when it sends pods; a host may strip its pods to them too.
  */
 export function podFields(): FieldTree {
-  return raw.podFields() as FieldTree;
+  return guard("", () => raw.podFields() as FieldTree);
 }
 
 /** The package (and engine) version. */
 export function version(): string {
-  return raw.version();
+  return guard("", () => raw.version());
 }
 
 /**
@@ -95,23 +101,23 @@ export function version(): string {
  * slow-start batches, or ranked deletions), and the expectations to record first.
  */
 export function plan(input: SyncInput, config?: Config): SyncPlan {
-  return planBytes(json(input, "", written().input), config);
+  return guard("", () => planBytes(json(input, "", written().input), config));
 }
 
 /** `plan` from JSON text (a host holding text need not parse it). */
 export function planJson(inputJson: string, config?: Config): SyncPlan {
-  return planBytes(utf8(inputJson), config);
+  return guard("", () => planBytes(utf8(inputJson), config));
 }
 
 function planBytes(input: Uint8Array, config?: Config): SyncPlan {
   const configJson = optJson(config, "config");
   const p = parsed<SyncPlan>(raw.plan(input, configJson));
-  plans.set(p, { input, config: configJson });
+  plans.set(p, { input, config: configJson, manage: p.claims.length === 0 ? p.manage : undefined });
   return p;
 }
 
-function contextOf(p: SyncPlan): { input: Uint8Array; config: Uint8Array | undefined } {
-  const ctx = plans.get(p);
+function contextOf(p: SyncPlan): PlanContext {
+  const ctx = typeof p === "object" && p !== null ? plans.get(p) : undefined;
   if (!ctx) {
     const e = new Error(
       "plan: this plan was not made by plan() of this module (use completeInput(input, outcome, config) for plans made elsewhere)",
@@ -125,26 +131,32 @@ function contextOf(p: SyncPlan): { input: Uint8Array; config: Uint8Array | undef
 
 /** R-32: `null` when the planned adoptions may go ahead given the live read of the owner, else why not. */
 export function adoptionAllowed(p: SyncPlan, liveOwner: LiveOwner): string | null {
-  const { input, config } = contextOf(p);
-  return raw.adoptionAllowed(input, json(liveOwner, "liveOwner"), config) ?? null;
+  return guard("", () => {
+    const { input, config } = contextOf(p);
+    return raw.adoptionAllowed(input, json(liveOwner, "liveOwner"), config) ?? null;
+  });
 }
 
 /** The manage step once the claims are done (equal to `plan.manage` if all went as planned). */
 export function manageAfterClaims(p: SyncPlan, claims: ClaimOutcome): Manage {
-  if (p.claims.length === 0) return p.manage;
-  const { input, config } = contextOf(p);
-  return raw.manageAfterClaims(input, json(claims, "claims"), config) as Manage;
+  return guard("", () => {
+    const { input, config, manage } = contextOf(p);
+    if (manage !== undefined) return manage;
+    return raw.manageAfterClaims(input, json(claims, "claims"), config) as Manage;
+  });
 }
 
 /** What the host's calls mean: status to write, expectation corrections, events, requeue. */
 export function complete(p: SyncPlan, outcome: SyncOutcome): Completion {
-  const { input, config } = contextOf(p);
-  return raw.complete(input, json(outcome, "outcome"), config) as Completion;
+  return guard("", () => {
+    const { input, config } = contextOf(p);
+    return raw.complete(input, json(outcome, "outcome"), config) as Completion;
+  });
 }
 
 /** `complete` for a plan of `input` made elsewhere (plans are deterministic). */
 export function completeInput(input: SyncInput, outcome: SyncOutcome, config?: Config): Completion {
-  return raw.complete(json(input, "", written().input), json(outcome, "outcome"), optJson(config, "config")) as Completion;
+  return guard("", () => raw.complete(json(input, "", written().input), json(outcome, "outcome"), optJson(config, "config")) as Completion);
 }
 
 /**
@@ -152,74 +164,79 @@ export function completeInput(input: SyncInput, outcome: SyncOutcome, config?: C
  * `null` when slow start is over (all done, or a batch had a failure).
  */
 export function nextBatch(create: CreatePlan, resultsSoFar: CallResult[]): number | null {
-  return (raw.nextBatch(json(create, "create"), json(resultsSoFar, "results")) as number | undefined) ?? null;
+  return guard("", () => (raw.nextBatch(json(create, "create"), json(resultsSoFar, "results")) as number | undefined) ?? null);
 }
 
 /** The scale-down order, first to go first, each pod with the rule that placed it. */
 export function rankPods(pods: Pod[], options: RankOptions): RankedPod[] {
-  const w = written();
-  const text = raw.rankPods(json(pods, "pods", w.pods), json({ ...options, now: iso(options.now) }, "options", w.rankOptions));
-  return parsed<RankedPod[]>(text);
+  return guard("", () => {
+    const w = written();
+    const text = raw.rankPods(json(pods, "pods", w.pods), json(withNow(options, "options"), "options", w.rankOptions));
+    return parsed<RankedPod[]>(text);
+  });
 }
 
 /** What the CLI prints, as data: `list` is what `kubectl get rs,pods -o json` prints. */
 export function explain(list: unknown, options: ExplainOptions): Explanation {
-  return explainBytes(json(list, ""), options);
+  return guard("", () => explainBytes(json(list, ""), options));
 }
 
 /** `explain` from JSON text. */
 export function explainJson(listJson: string, options: ExplainOptions): Explanation {
-  return explainBytes(utf8(listJson), options);
+  return guard("", () => explainBytes(utf8(listJson), options));
 }
 
 function explainBytes(list: Uint8Array, options: ExplainOptions): Explanation {
-  return raw.explain(list, json({ ...options, now: iso(options.now) }, "options")) as Explanation;
+  return raw.explain(list, json(withNow(options, "options"), "options")) as Explanation;
 }
 
 /** Which owner keys a pod event enqueues (now or later) and which observations it makes. */
 export function onPodEvent(event: WatchEvent<Pod>, owners: ReplicaSet[], config?: Config): EventDecision {
-  return raw.onPodEvent(json(event, "event", written().event), json(owners, "owners"), optJson(config, "config")) as EventDecision;
+  return guard("", () => raw.onPodEvent(json(event, "event", written().event), json(owners, "owners"), optJson(config, "config")) as EventDecision);
 }
 
 /** The owner-event rules (an added, updated or deleted owner). */
 export function onOwnerEvent(event: WatchEvent<ReplicaSet>): EventDecision {
-  return raw.onOwnerEvent(json(event, "event")) as EventDecision;
+  return guard("", () => raw.onOwnerEvent(json(event, "event")) as EventDecision);
 }
 
 /** The expectations after applying `changes` at `now` (null = no record). */
 export function applyExpectations(current: Expectations, changes: ExpectationsChange[], now: Time): Expectations {
-  return raw.applyExpectations(json(current ?? null, "current"), json(changes, "changes"), json(iso(now), "now")) as Expectations;
+  return guard("", () => raw.applyExpectations(json(current ?? null, "current"), json(changes, "changes"), json(iso(now, "now"), "now")) as Expectations);
 }
 
 /** R-40: nothing outstanding, or expired (older than 5 minutes). */
 export function expectationsSatisfied(current: Expectations, now: Time): boolean {
-  return raw.expectationsSatisfied(json(current ?? null, "current"), json(iso(now), "now"));
+  return guard("", () => raw.expectationsSatisfied(json(current ?? null, "current"), json(iso(now, "now"), "now")));
 }
 
 /** Does the label selector match the labels? (nil = nothing, `{}` = everything; invalid throws) */
 export function selectorMatches(selector: LabelSelector | null, labels: Record<string, string> | null | undefined): boolean {
-  return raw.selectorMatches(json(selector ?? null, "selector"), json(labels ?? null, "labels"));
+  return guard("", () => raw.selectorMatches(json(selector ?? null, "selector"), json(labels ?? null, "labels")));
 }
 
 /** upstream's calculateStatus over the given active pods (R-80..R-82). */
 export function calculateStatus(input: StatusInput, config?: Config): WrittenStatus {
-  return raw.calculateStatus(json(input, "", written().input), optJson(config, "config")) as WrittenStatus;
+  return guard("", () => raw.calculateStatus(json(input, "", written().input), optJson(config, "config")) as WrittenStatus);
 }
 
 /** How a slow start of `count` calls goes when the calls at `failedCalls` (0-based) fail. */
 export function slowStart(count: number, initialBatchSize: number, failedCalls: number[]): SlowStartResult {
-  return raw.slowStart(count, initialBatchSize, json(failedCalls, "failedCalls")) as SlowStartResult;
+  return guard("", () => raw.slowStart(count, initialBatchSize, json(failedCalls, "failedCalls")) as SlowStartResult);
 }
 
 /** upstream's comparator on two pods with their co-location ranks (cross-checking only). */
 export function upstreamLess(a: Pod, rankA: number, b: Pod, rankB: number, options: RankOptions): boolean {
-  return raw.upstreamLess(
-    json(a, "a", written().pod),
-    rankA,
-    json(b, "b", written().pod),
-    rankB,
-    json({ now: iso(options.now), featureGates: options.featureGates }, "options"),
-  );
+  return guard("", () => {
+    const o = record(options, "options");
+    return raw.upstreamLess(
+      json(a, "a", written().pod),
+      rankA,
+      json(b, "b", written().pod),
+      rankB,
+      json({ now: iso(o.now, "options.now"), featureGates: o.featureGates }, "options"),
+    );
+  });
 }
 
 /** Is `e` an error thrown by the engine (with `code` and `path`)? */
@@ -245,10 +262,7 @@ export interface StoreSize {
 }
 
 function unknownPlan(): ReplicoreError {
-  const e = new Error("plan: this plan was not made by planFor() of this store") as ReplicoreError;
-  e.code = "UNKNOWN_PLAN";
-  e.path = "plan";
-  return e;
+  return replicoreError("plan", "this plan was not made by planFor() of this store", "UNKNOWN_PLAN");
 }
 
 /**
@@ -261,35 +275,35 @@ function unknownPlan(): ReplicoreError {
  */
 export class Store {
   readonly #raw: raw.Store;
-  readonly #tickets = new WeakMap<object, { key: string; ticket: number }>();
+  readonly #tickets = new WeakMap<object, Ticket>();
 
   constructor(config?: Config) {
-    this.#raw = new raw.Store(optJson(config, "config"));
+    this.#raw = guard("", () => new raw.Store(optJson(config, "config")));
   }
 
   /** Adds or replaces (by namespace/name) an owner. */
   upsertOwner(owner: ReplicaSet): void {
-    this.#raw.upsertOwner(json(owner, "owner"));
+    guard("", () => this.#raw.upsertOwner(json(owner, "owner")));
   }
 
   /** Removes an owner; whether it was there. */
   deleteOwner(namespace: string, name: string): boolean {
-    return this.#raw.deleteOwner(namespace, name);
+    return guard("", () => this.#raw.deleteOwner(namespace, name));
   }
 
   /** Adds or replaces (by namespace/name) a pod. */
   upsertPod(pod: Pod): void {
-    this.#raw.upsertPod(json(pod, "pod", written().pod));
+    guard("", () => this.#raw.upsertPod(json(pod, "pod", written().pod)));
   }
 
   /** `upsertPod` from JSON text. */
   upsertPodJson(podJson: string): void {
-    this.#raw.upsertPod(utf8(podJson));
+    guard("", () => this.#raw.upsertPod(utf8(podJson, "pod")));
   }
 
   /** Removes a pod; whether it was there. */
   deletePod(namespace: string, name: string): boolean {
-    return this.#raw.deletePod(namespace, name);
+    return guard("", () => this.#raw.deletePod(namespace, name));
   }
 
   /**
@@ -298,64 +312,83 @@ export class Store {
    * the pod (an event's `old` is not needed); then the event is applied to the store.
    */
   onPodEvent(event: StoreEvent<Pod>): EventDecision {
-    return this.#raw.onPodEvent(json(event, "event", written().event)) as EventDecision;
+    return guard("", () => this.#raw.onPodEvent(json(event, "event", written().event)) as EventDecision);
   }
 
   /** An owner watch event, as `onPodEvent`. */
   onOwnerEvent(event: StoreEvent<ReplicaSet>): EventDecision {
-    return this.#raw.onOwnerEvent(json(event, "event")) as EventDecision;
+    return guard("", () => this.#raw.onOwnerEvent(json(event, "event")) as EventDecision);
   }
 
   /** What a sync of the stored owner `namespace/name` will do (throws `NOT_FOUND` if absent). */
   planFor(namespace: string, name: string, options: StorePlanOptions): SyncPlan {
-    const opts = { ...options, now: iso(options.now) };
-    const r = parsed<{ ticket: number; plan: SyncPlan }>(this.#raw.planFor(namespace, name, json(opts, "options")));
-    this.#tickets.set(r.plan, { key: r.plan.key, ticket: r.ticket });
-    return r.plan;
+    return guard("", () => {
+      const opts = withNow(options, "options");
+      const r = parsed<{ ticket: number; plan: SyncPlan }>(this.#raw.planFor(namespace, name, json(opts, "options")));
+      const manage = r.plan.claims.length === 0 ? r.plan.manage : undefined;
+      this.#tickets.set(r.plan, { key: r.plan.key, ticket: r.ticket, manage });
+      return r.plan;
+    });
   }
 
-  #ticket(p: SyncPlan): { key: string; ticket: number } {
-    const t = this.#tickets.get(p);
+  #ticket(p: SyncPlan): Ticket {
+    const t = typeof p === "object" && p !== null ? this.#tickets.get(p) : undefined;
     if (!t) throw unknownPlan();
     return t;
   }
 
   /** R-32 for a plan of this store: `null` when the adoptions may go ahead, else why not. */
   adoptionAllowed(p: SyncPlan, liveOwner: LiveOwner): string | null {
-    const { key, ticket } = this.#ticket(p);
-    return this.#raw.adoptionAllowed(key, ticket, json(liveOwner, "liveOwner")) ?? null;
+    return guard("", () => {
+      const { key, ticket } = this.#ticket(p);
+      return this.#raw.adoptionAllowed(key, ticket, json(liveOwner, "liveOwner")) ?? null;
+    });
   }
 
   /** The manage step once the claims are done (equal to `plan.manage` if all went as planned). */
   manageAfterClaims(p: SyncPlan, claims: ClaimOutcome): Manage {
-    if (p.claims.length === 0) return p.manage;
-    const { key, ticket } = this.#ticket(p);
-    return this.#raw.manageAfterClaims(key, ticket, json(claims, "claims")) as Manage;
+    return guard("", () => {
+      const { key, ticket, manage } = this.#ticket(p);
+      if (manage !== undefined) return manage;
+      return this.#raw.manageAfterClaims(key, ticket, json(claims, "claims")) as Manage;
+    });
   }
 
   /** What the calls made for a plan of this store mean; the plan is then done. */
   complete(p: SyncPlan, outcome: SyncOutcome): Completion {
-    const { key, ticket } = this.#ticket(p);
-    const done = this.#raw.complete(key, ticket, json(outcome, "outcome")) as Completion;
-    this.#tickets.delete(p);
-    return done;
+    return guard("", () => {
+      const { key, ticket } = this.#ticket(p);
+      const done = this.#raw.complete(key, ticket, json(outcome, "outcome")) as Completion;
+      this.#tickets.delete(p);
+      return done;
+    });
   }
 
   /** Drops a plan without completing it (e.g. the sync was abandoned). */
   release(p: SyncPlan): void {
-    const t = this.#tickets.get(p);
-    if (t) this.#raw.release(t.key);
-    this.#tickets.delete(p);
+    guard("", () => {
+      if (typeof p !== "object" || p === null) return;
+      const t = this.#tickets.get(p);
+      if (t) this.#raw.release(t.key);
+      this.#tickets.delete(p);
+    });
   }
 
   size(): StoreSize {
-    return this.#raw.size() as StoreSize;
+    return guard("", () => this.#raw.size() as StoreSize);
   }
 
   /** Frees the store's wasm memory; the store must not be used afterwards. */
   free(): void {
-    this.#raw.free();
+    guard("", () => this.#raw.free());
   }
+}
+
+/** A plan of a store: its owner key and ticket, and its manage step when it has no claims. */
+interface Ticket {
+  key: string;
+  ticket: number;
+  manage: Manage | undefined;
 }
 
 // ---------------------------------------------------------------------------------------

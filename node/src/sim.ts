@@ -3,7 +3,7 @@
 // and casts results to their declared types (sim-types.ts).
 
 import * as raw from "./wasm-sim/replicore_sim.js";
-import { json, utf8 } from "./json-text.js";
+import { guard, json, utf8 } from "./json-text.js";
 import type { Config, FeatureGates, ReplicoreError } from "./types.js";
 import type {
   Delays,
@@ -38,22 +38,22 @@ export class Simulator {
    * `scenario` may be the object or its JSON text (e.g. from a URL).
    */
   constructor(scenario: Scenario | string) {
-    this.#sim = new raw.Simulator(typeof scenario === "string" ? utf8(scenario) : json(scenario, "scenario"));
+    this.#sim = guard("", () => new raw.Simulator(typeof scenario === "string" ? utf8(scenario) : json(scenario, "scenario")));
   }
 
   /** Processes the next event in virtual time; false when nothing is scheduled. */
   step(): boolean {
-    return this.#sim.step();
+    return guard("", () => this.#sim.step());
   }
 
   /** Processes every event up to `now + ms` and moves the clock there; returns the number of events. */
   advance(ms: number): number {
-    return this.#sim.advance(ms);
+    return guard("", () => this.#sim.advance(ms));
   }
 
   /** Applies an edit now (recorded in `scenario().edits` for replay). */
   apply(edit: Edit): void {
-    this.#sim.apply(json(edit, "edit"));
+    guard("", () => this.#sim.apply(json(edit, "edit")));
   }
 
   setReplicas(replicas: number, owner?: string): void {
@@ -86,7 +86,7 @@ export class Simulator {
     pod: string,
     changes: { phase?: string; ready?: boolean; restarts?: number; deletionCost?: number | null; namespace?: string },
   ): void {
-    this.apply({ op: "editPod", pod, ...changes });
+    guard("", () => this.apply({ op: "editPod", pod, ...changes }));
   }
 
   addNode(node: string): void {
@@ -103,17 +103,17 @@ export class Simulator {
   }
 
   state(): SimState {
-    return this.#sim.state() as SimState;
+    return guard("", () => this.#sim.state() as SimState);
   }
 
   /** Trace entries with `seq >= since` (default: all). */
   trace(since?: number): TraceEntry[] {
-    return this.#sim.trace(since ?? null) as TraceEntry[];
+    return guard("", () => this.#sim.trace(since ?? null) as TraceEntry[]);
   }
 
   /** Desired/current/ready/available of the primary owner over virtual time. */
   history(): Sample[] {
-    return this.#sim.history() as Sample[];
+    return guard("", () => this.#sim.history() as Sample[]);
   }
 
   /**
@@ -122,21 +122,21 @@ export class Simulator {
    * laid over them (e.g. `{ LogarithmicScaleDown: false }` for the pre-1.31 order).
    */
   ranking(featureGates?: Partial<FeatureGates>, owner?: string): SimRanking {
-    return this.#sim.ranking(gatesJson(featureGates), owner ?? null) as SimRanking;
+    return guard("", () => this.#sim.ranking(gatesJson(featureGates), owner ?? null) as SimRanking);
   }
 
   /** Which pods a scale of an owner (default: the primary owner) to `replicas` would delete now. */
   preview(replicas: number, featureGates?: Partial<FeatureGates>, owner?: string): ScalePreview {
-    return this.#sim.preview(replicas, gatesJson(featureGates), owner ?? null) as ScalePreview;
+    return guard("", () => this.#sim.preview(replicas, gatesJson(featureGates), owner ?? null) as ScalePreview);
   }
 
   /** The scenario with every edit applied so far: JSON-serialisable, replays to this run. */
   scenario(): Scenario {
-    return this.#sim.scenario() as Scenario;
+    return guard("", () => this.#sim.scenario() as Scenario);
   }
 
   /** Releases the wasm memory now (otherwise the garbage collector does). */
   free(): void {
-    this.#sim.free();
+    guard("", () => this.#sim.free());
   }
 }

@@ -185,7 +185,7 @@ export interface ClaimAction {
   namespace: string;
   name: string;
   uid: string;
-  /** `application/merge-patch+json` (adopt) or `application/strategic-merge-patch+json` (release). */
+  /** Always `application/strategic-merge-patch+json`, adopt and release, as upstream's `PatchPod` sends them. */
   patchType: string;
   patch: Record<string, unknown>;
   podIndex: number;

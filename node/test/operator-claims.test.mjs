@@ -1,7 +1,7 @@
 // Adoption and release, on the sample custom resource ReplicaPool (replicore.dev/v1alpha1).
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { controllerOf, devServer, killAll, operator, pods, podsPath, poolPath, replicaSet, waitFor } from "./operator-helpers.mjs";
+import { controllerOf, devServer, killAll, operator, pods, podsPath, poolPath, replicaSet, rsPath, waitFor } from "./operator-helpers.mjs";
 
 const ops = [];
 const servers = [];
@@ -67,4 +67,34 @@ test("ReplicaPool: matching orphans are adopted, an owned pod whose labels stop 
     return o.status?.replicas === 3 && o.status?.readyReplicas === 3 ? o.status : undefined;
   }, "pool status 3/3");
   assert.equal(status.fullyLabeledReplicas, 3);
+});
+
+test("ReplicaSet: an orphan carrying a non-controller owner reference is adopted and keeps it (strategic merge)", async () => {
+  const dev = await devServer();
+  servers.push(dev);
+  const { api } = dev;
+  const rs = await api.post(rsPath("shop"), replicaSet("web", 1));
+  const bundle = { apiVersion: "v1", kind: "ConfigMap", name: "bundle", uid: "uid-bundle" };
+  await api.post(podsPath("shop"), { ...orphan("tagged", { app: "web" }), metadata: { name: "tagged", labels: { app: "web" }, ownerReferences: [bundle] } });
+
+  const op = operator(dev.url);
+  ops.push(op);
+  await op.waitLog("operator running");
+  const adopted = await waitFor(async () => {
+    const p = await api.get(podsPath("shop", "tagged"));
+    return controllerOf(p) ? p : undefined;
+  }, "the tagged orphan adopted");
+  // The controller reference merged in by uid beside the pod's own reference.
+  assert.deepEqual(adopted.metadata.ownerReferences, [
+    bundle,
+    { apiVersion: "apps/v1", kind: "ReplicaSet", name: "web", uid: rs.metadata.uid, controller: true, blockOwnerDeletion: true },
+  ]);
+  // Adopted, so nothing is created: the ReplicaSet has its one pod.
+  const status = await waitFor(async () => {
+    const o = await api.get(rsPath("shop", "web"));
+    return o.status?.replicas === 1 ? o.status : undefined;
+  }, "status.replicas 1");
+  assert.equal(status.replicas, 1);
+  assert.equal((await pods(api, "shop")).length, 1);
+  assert.equal(op.find("adopted pod").length, 1);
 });

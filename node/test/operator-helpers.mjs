@@ -74,15 +74,16 @@ export async function waitFor(fn, what, timeoutMs = 30000, everyMs = 50) {
 export const FAST_LEASE = ["--lease-duration", "6s", "--renew-deadline", "5s", "--retry-period", "1s"];
 
 /**
- * Spawns `replicore operator --server URL --metrics-port 0 …ARGS` (no --server when ARGS
- * has --kubeconfig; `--kube-api-qps 0`, no client-side rate limit, unless ARGS sets one:
- * the tests are about the controller, not about waiting 50 ms per request); collects its
- * JSON log lines.
+ * Spawns `replicore operator --server URL --metrics-port 0 --metrics-host 127.0.0.1 …ARGS`
+ * (no --server when ARGS has --kubeconfig; no --metrics-host when `metricsHost` is null;
+ * `--kube-api-qps 0`, no client-side rate limit, unless ARGS sets one: the tests are about
+ * the controller, not about waiting 50 ms per request); collects its JSON log lines.
  */
-export function operator(url, args = [], { lease = [], name = "op" } = {}) {
+export function operator(url, args = [], { lease = [], name = "op", metricsHost = "127.0.0.1" } = {}) {
   const connect = args.includes("--kubeconfig") ? [] : ["--server", url];
+  const host = metricsHost === null ? [] : ["--metrics-host", metricsHost];
   const qps = args.includes("--kube-api-qps") ? [] : ["--kube-api-qps", "0"];
-  const child = spawn(process.execPath, [cli, "operator", ...connect, "--metrics-port", "0", "--metrics-host", "127.0.0.1", ...qps, ...lease, ...args], {
+  const child = spawn(process.execPath, [cli, "operator", ...connect, "--metrics-port", "0", ...host, ...qps, ...lease, ...args], {
     cwd: repo,
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -10,7 +10,7 @@ after(async () => {
   await Promise.all(servers.map((s) => s.close()));
 });
 
-const leasePath = "/apis/coordination.k8s.io/v1/namespaces/default/leases/replicore-operator";
+const leasePath = "/apis/coordination.k8s.io/v1/namespaces/replicore-system/leases/replicore-operator";
 
 /** Every write request of an operator: its own "synced" lines that wrote something, and its creates/adoptions. */
 const wrote = (op) => op.syncs().filter((s) => s.statusWritten || s.created > 0 || s.deleted > 0).length + op.find("adopted pod").length;

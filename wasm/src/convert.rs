@@ -80,8 +80,55 @@ pub fn optional<T: DeserializeOwned + Default>(value: &JsValue, root: &str) -> R
     }
 }
 
+/// A JS string argument. The binding takes `JsValue` rather than `&str`: wasm-bindgen's
+/// `&str` glue copies whatever it is given as if it were a string, and a number or an
+/// object there traps inside wasm ("memory access out of bounds").
+pub fn string(value: &JsValue, path: &str) -> Result<String, JsValue> {
+    value.as_string().ok_or_else(|| {
+        message_error(
+            "MALFORMED",
+            path,
+            &format!("{path}: expected a string, got {}", js_type(value)),
+        )
+    })
+}
+
+/// Like [`string`], with `undefined`/`null` meaning none.
+#[cfg(feature = "sim")]
+pub fn opt_string(value: &JsValue, path: &str) -> Result<Option<String>, JsValue> {
+    if value.is_undefined() || value.is_null() {
+        Ok(None)
+    } else {
+        string(value, path).map(Some)
+    }
+}
+
+/// A JS number argument (a `JsValue`, not `f64`: wasm-bindgen's `f64` glue converts
+/// with `Number()`, which throws a `TypeError` on a BigInt or a Symbol).
+pub fn number(value: &JsValue, path: &str) -> Result<f64, JsValue> {
+    value.as_f64().ok_or_else(|| {
+        message_error(
+            "MALFORMED",
+            path,
+            &format!("{path}: expected a number, got {}", js_type(value)),
+        )
+    })
+}
+
+/// What a JS value is, for messages (`typeof`, with `null` and arrays told apart).
+fn js_type(value: &JsValue) -> String {
+    if value.is_null() {
+        "null".into()
+    } else if js_sys::Array::is_array(value) {
+        "an array".into()
+    } else {
+        value.js_typeof().as_string().unwrap_or_default()
+    }
+}
+
 /// A whole number within `0..=max` from a JS number.
-pub fn count(value: f64, path: &str, max: usize) -> Result<usize, JsValue> {
+pub fn count(value: &JsValue, path: &str, max: usize) -> Result<usize, JsValue> {
+    let value = number(value, path)?;
     if value.is_finite() && value >= 0.0 && value.fract() == 0.0 && value <= max as f64 {
         Ok(value as usize)
     } else {

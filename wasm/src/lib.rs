@@ -167,9 +167,9 @@ pub fn calculate_status(input: JsValue, config: JsValue) -> JsResult {
 /// `slowStart(count, initialBatchSize, failedCallsJson)`: how a slow start of `count`
 /// calls goes when the calls at the given 0-based indices fail.
 #[wasm_bindgen(js_name = slowStart)]
-pub fn slow_start(count_: f64, initial_batch_size: f64, failed_calls: JsValue) -> JsResult {
-    let n = count(count_, "count", MAX_SLOW_START)?;
-    let initial = count(initial_batch_size, "initialBatchSize", MAX_SLOW_START)?;
+pub fn slow_start(count_: JsValue, initial_batch_size: JsValue, failed_calls: JsValue) -> JsResult {
+    let n = count(&count_, "count", MAX_SLOW_START)?;
+    let initial = count(&initial_batch_size, "initialBatchSize", MAX_SLOW_START)?;
     let failed: BTreeSet<usize> = any(&failed_calls, "failedCalls")?;
     let r = replicore::slowstart::run(n, initial, |i| failed.contains(&i));
     #[derive(Serialize)]
@@ -205,16 +205,16 @@ struct RankOptions {
 #[wasm_bindgen(js_name = upstreamLess)]
 pub fn upstream_less(
     a: JsValue,
-    rank_a: f64,
+    rank_a: JsValue,
     b: JsValue,
-    rank_b: f64,
+    rank_b: JsValue,
     options: JsValue,
 ) -> Result<bool, JsValue> {
     let a: Pod = object(&a, "a")?;
     let b: Pod = object(&b, "b")?;
     let options: RankOptions = object(&options, "options")?;
-    let rank_a = count(rank_a, "rankA", u32::MAX as usize)?;
-    let rank_b = count(rank_b, "rankB", u32::MAX as usize)?;
+    let rank_a = count(&rank_a, "rankA", u32::MAX as usize)?;
+    let rank_b = count(&rank_b, "rankB", u32::MAX as usize)?;
     Ok(replicore::rank::upstream_less(
         (&a, rank_a),
         (&b, rank_b),

@@ -7,13 +7,14 @@ use replicore::sim::scenario::GatesPatch;
 use replicore::sim::{Edit, Scenario};
 use wasm_bindgen::prelude::*;
 
-use crate::convert::{count, error, message_error, object, to_js, JsResult};
+use crate::convert::{count, error, message_error, number, object, opt_string, to_js, JsResult};
 
 /// The largest whole number a JS number holds exactly (2^53 − 1).
 const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
 
 /// A whole number of 0..=2^53−1 from a JS number.
-fn whole(value: f64, path: &str) -> Result<u64, JsValue> {
+fn whole(value: &JsValue, path: &str) -> Result<u64, JsValue> {
+    let value = number(value, path)?;
     if value.is_finite() && value >= 0.0 && value.fract() == 0.0 && value <= MAX_SAFE {
         Ok(value as u64)
     } else {
@@ -44,6 +45,14 @@ impl Simulator {
     #[wasm_bindgen(constructor)]
     pub fn new(scenario: JsValue) -> Result<Simulator, JsValue> {
         let scenario: Scenario = object(&scenario, "")?;
+        // `scenario()` gives the seed back as a JS number: it must be one exactly.
+        if scenario.seed > MAX_SAFE as u64 {
+            return Err(message_error(
+                "MALFORMED",
+                "seed",
+                "seed: above 2^53-1, the largest whole number JavaScript holds",
+            ));
+        }
         replicore::sim::Simulator::new(scenario)
             .map(|inner| Simulator { inner })
             .map_err(|e| error(&e))
@@ -55,9 +64,10 @@ impl Simulator {
     }
 
     /// Processes every event up to `now + ms`; returns how many ran.
-    pub fn advance(&mut self, ms: f64) -> Result<f64, JsValue> {
-        let ms = whole(ms, "ms")?;
-        Ok(self.inner.advance(ms) as f64)
+    pub fn advance(&mut self, ms: JsValue) -> Result<f64, JsValue> {
+        let ms = whole(&ms, "ms")?;
+        let ran = self.inner.try_advance(ms).map_err(|e| error(&e))?;
+        Ok(ran as f64)
     }
 
     /// Applies an edit (JSON text of an `Edit`) now.
@@ -72,10 +82,11 @@ impl Simulator {
     }
 
     /// Trace entries with `seq >= since` (default 0).
-    pub fn trace(&self, since: Option<f64>) -> JsResult {
-        let since = match since {
-            Some(s) => whole(s, "since")?,
-            None => 0,
+    pub fn trace(&self, since: JsValue) -> JsResult {
+        let since = if since.is_undefined() || since.is_null() {
+            0
+        } else {
+            whole(&since, "since")?
         };
         let entries: Vec<_> = self.inner.trace(since).collect();
         to_js(&entries)
@@ -90,7 +101,8 @@ impl Simulator {
     /// The engine's scale-down order of an owner's pods (`SimRanking`; default the
     /// primary owner), under the current gates with `featureGatesJson` (optional) laid
     /// over them.
-    pub fn ranking(&self, feature_gates: JsValue, owner: Option<String>) -> JsResult {
+    pub fn ranking(&self, feature_gates: JsValue, owner: JsValue) -> JsResult {
+        let owner = opt_string(&owner, "owner")?;
         let g = gates(&feature_gates)?;
         match owner {
             None => to_js(&self.inner.ranking(g.as_ref())),
@@ -105,13 +117,9 @@ impl Simulator {
 
     /// What a scale of an owner (default the primary owner) to `replicas` would delete
     /// now (`ScalePreview`).
-    pub fn preview(
-        &self,
-        replicas: f64,
-        feature_gates: JsValue,
-        owner: Option<String>,
-    ) -> JsResult {
-        let replicas = count(replicas, "replicas", i32::MAX as usize)?;
+    pub fn preview(&self, replicas: JsValue, feature_gates: JsValue, owner: JsValue) -> JsResult {
+        let owner = opt_string(&owner, "owner")?;
+        let replicas = count(&replicas, "replicas", i32::MAX as usize)?;
         let replicas = i32::try_from(replicas).unwrap_or(i32::MAX);
         let g = gates(&feature_gates)?;
         match owner {

@@ -15,7 +15,7 @@ use replicore::{
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
-use crate::convert::{any, error, message_error, object, to_js, to_json_text, JsResult};
+use crate::convert::{any, error, message_error, object, string, to_js, to_json_text, JsResult};
 use crate::{config_from, EventType};
 
 /// `{type, object}` (an `old` field, if present, is ignored: the store has it).
@@ -86,8 +86,10 @@ impl JsStore {
 
     /// `deleteOwner(namespace, name)`: whether it was there.
     #[wasm_bindgen(js_name = deleteOwner)]
-    pub fn delete_owner(&mut self, namespace: &str, name: &str) -> bool {
-        self.store.delete_owner(namespace, name).is_some()
+    pub fn delete_owner(&mut self, namespace: JsValue, name: JsValue) -> Result<bool, JsValue> {
+        let namespace = string(&namespace, "namespace")?;
+        let name = string(&name, "name")?;
+        Ok(self.store.delete_owner(&namespace, &name).is_some())
     }
 
     /// `upsertPod(podJson)`: adds or replaces a pod; a bad one changes nothing.
@@ -102,8 +104,10 @@ impl JsStore {
 
     /// `deletePod(namespace, name)`: whether it was there.
     #[wasm_bindgen(js_name = deletePod)]
-    pub fn delete_pod(&mut self, namespace: &str, name: &str) -> bool {
-        self.store.delete_pod(namespace, name).is_some()
+    pub fn delete_pod(&mut self, namespace: JsValue, name: JsValue) -> Result<bool, JsValue> {
+        let namespace = string(&namespace, "namespace")?;
+        let name = string(&name, "name")?;
+        Ok(self.store.delete_pod(&namespace, &name).is_some())
     }
 
     /// `onPodEvent(eventJson)`: what the event asks for, decided against the stored
@@ -140,13 +144,15 @@ impl JsStore {
     /// `planFor(namespace, name, optionsJson)`: `{ticket, plan}` for the stored owner, as
     /// JSON text.
     #[wasm_bindgen(js_name = planFor)]
-    pub fn plan_for(&mut self, namespace: &str, name: &str, options: JsValue) -> JsResult {
+    pub fn plan_for(&mut self, namespace: JsValue, name: JsValue, options: JsValue) -> JsResult {
+        let namespace = string(&namespace, "namespace")?;
+        let name = string(&name, "name")?;
         let options: PlanOptions = object(&options, "options")?;
         let snapshot = self
             .store
             .snapshot(
-                namespace,
-                name,
+                &namespace,
+                &name,
                 SyncContext {
                     now: options.now,
                     expectations: options.expectations,
@@ -228,7 +234,8 @@ impl JsStore {
                     "UNKNOWN_PLAN",
                     "plan",
                     &format!(
-                        "plan: no pending plan of {key} with this ticket (completed, released, or replaced by a newer planFor)"
+                        "plan: no pending plan of {} with this ticket (completed, released, or replaced by a newer planFor)",
+                        replicore::error::capped(key)
                     ),
                 ))
             }

@@ -348,7 +348,7 @@ fn plan_adoption_needs_an_owner_recheck() {
         (json!("o"), json!("uid-o"))
     );
     assert_eq!(c["podIndex"], 1);
-    assert_eq!(c["patchType"], "application/merge-patch+json");
+    assert_eq!(c["patchType"], "application/strategic-merge-patch+json");
     assert_eq!(c["patch"]["metadata"]["uid"], "uid-o");
     assert_eq!(c["patch"]["metadata"]["ownerReferences"], controller_ref());
     // With the orphan adopted the owner has its 2 pods.
@@ -638,7 +638,8 @@ fn rank_pods_orders_with_rules_and_facts() {
 fn upstream_less_is_the_upstream_comparator() {
     let opts = || t(&json!({"now": NOW}));
     let less = |x: Value, rx: f64, y: Value, ry: f64| {
-        rc::upstream_less(t(&x), rx, t(&y), ry, opts()).expect("upstreamLess")
+        rc::upstream_less(t(&x), JsValue::from(rx), t(&y), JsValue::from(ry), opts())
+            .expect("upstreamLess")
     };
     assert!(
         less(pod_b(), 0.0, pod_a(), 0.0),
@@ -656,7 +657,13 @@ fn upstream_less_is_the_upstream_comparator() {
     // Ranks are whole numbers from 0.
     for bad in [-1.0, 1.5, f64::NAN, f64::INFINITY] {
         assert_error(
-            rc::upstream_less(t(&pod_a()), bad, t(&pod_b()), 0.0, opts()),
+            rc::upstream_less(
+                t(&pod_a()),
+                JsValue::from(bad),
+                t(&pod_b()),
+                JsValue::from(0.0),
+                opts(),
+            ),
             "MALFORMED",
             "rankA",
         );
@@ -665,7 +672,9 @@ fn upstream_less_is_the_upstream_comparator() {
 
 #[wasm_bindgen_test]
 fn slow_start_runs() {
-    let run = |n: f64, initial: f64, failed: Value| rc::slow_start(n, initial, t(&failed));
+    let run = |n: f64, initial: f64, failed: Value| {
+        rc::slow_start(JsValue::from(n), JsValue::from(initial), t(&failed))
+    };
     assert_eq!(
         ok(run(5.0, 1.0, json!([1]))),
         json!({"successes": 2, "calls": 3, "batches": [1, 2], "firstFailure": 1})
@@ -695,7 +704,7 @@ fn slow_start_runs() {
     );
     assert_error(run(5.0, 1.0, json!([-1])), "MALFORMED", "failedCalls[0]");
     assert_error(
-        rc::slow_start(5.0, 1.0, obj(&json!([1]))),
+        rc::slow_start(JsValue::from(5.0), JsValue::from(1.0), obj(&json!([1]))),
         "MALFORMED",
         "failedCalls",
     );
@@ -1421,11 +1430,21 @@ fn garbage_calls() -> Vec<(&'static str, Call)> {
         ),
         (
             "slowStart(NaN)",
-            boxed(move || rc::slow_start(f64::NAN, 1.0, t(&json!([])))),
+            boxed(move || {
+                rc::slow_start(JsValue::from(f64::NAN), JsValue::from(1.0), t(&json!([])))
+            }),
         ),
         (
             "upstreamLess(undefined, ...)",
-            boxed(move || b(rc::upstream_less(undef(), 0.0, undef(), 0.0, opts()))),
+            boxed(move || {
+                b(rc::upstream_less(
+                    undef(),
+                    JsValue::from(0.0),
+                    undef(),
+                    JsValue::from(0.0),
+                    opts(),
+                ))
+            }),
         ),
     ]
 }
@@ -1656,14 +1675,22 @@ fn store_plans_what_plan_plans_and_survives_bad_objects() {
     );
     assert_error(store.upsert_pod(obj(&pod_a())), "MALFORMED", "pod");
     assert_error(
-        store.plan_for("default", "nope", t(&json!({"now": NOW}))),
+        store.plan_for(
+            JsValue::from("default"),
+            JsValue::from("nope"),
+            t(&json!({"now": NOW})),
+        ),
         "NOT_FOUND",
         "owner",
     );
     let size = ok(store.size());
     assert_eq!(size, json!({"owners": 1, "pods": 3}));
 
-    let r = ok(store.plan_for("default", "web", t(&json!({"now": NOW}))));
+    let r = ok(store.plan_for(
+        JsValue::from("default"),
+        JsValue::from("web"),
+        t(&json!({"now": NOW})),
+    ));
     let input = json!({"now": NOW, "owner": owner(1), "pods": [pod_a(), pod_b(), pod_c()]});
     let whole = ok(rc::plan(t(&input), no_config()));
     let names = |p: &Value| -> Vec<String> {

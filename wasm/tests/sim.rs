@@ -55,7 +55,7 @@ fn scaling_up_shows_slow_start_batches_and_the_state() {
     let mut s = sim(json!({"seed": 1, "replicas": 0, "nodes": ["a", "b"]}));
     s.apply(t(&json!({"op": "setReplicas", "replicas": 10})))
         .unwrap();
-    let ran = s.advance(30_000.0).unwrap();
+    let ran = s.advance(JsValue::from(30_000.0)).unwrap();
     assert!(ran > 10.0);
     let state = ok(s.state());
     assert_eq!(state["t"], 30_000);
@@ -77,7 +77,7 @@ fn scaling_up_shows_slow_start_batches_and_the_state() {
         assert!(pod.get(field).is_some(), "pod.{field} missing: {pod}");
     }
     assert_eq!(state["nodes"].as_array().unwrap().len(), 2);
-    let trace = ok(s.trace(None));
+    let trace = ok(s.trace(JsValue::UNDEFINED));
     let batches: Vec<Vec<u64>> = trace
         .as_array()
         .unwrap()
@@ -94,7 +94,10 @@ fn scaling_up_shows_slow_start_batches_and_the_state() {
         .collect();
     assert_eq!(batches, vec![vec![1, 2, 4, 3]]);
     let since = trace.as_array().unwrap().len() as f64 - 2.0;
-    assert_eq!(ok(s.trace(Some(since))).as_array().unwrap().len(), 2);
+    assert_eq!(
+        ok(s.trace(JsValue::from(since))).as_array().unwrap().len(),
+        2
+    );
     let history = ok(s.history());
     let last = history.as_array().unwrap().last().unwrap().clone();
     assert_eq!(
@@ -106,7 +109,7 @@ fn scaling_up_shows_slow_start_batches_and_the_state() {
 #[wasm_bindgen_test]
 fn ranking_and_preview_follow_the_gates() {
     let mut s = sim(json!({"seed": 2, "replicas": 4}));
-    s.advance(20_000.0).unwrap();
+    s.advance(JsValue::from(20_000.0)).unwrap();
     let name = ok(s.state())["pods"][3]["name"]
         .as_str()
         .unwrap()
@@ -115,17 +118,17 @@ fn ranking_and_preview_follow_the_gates() {
         &json!({"op": "editPod", "pod": name, "deletionCost": -10}),
     ))
     .unwrap();
-    let ranking = ok(s.ranking(JsValue::UNDEFINED, None));
+    let ranking = ok(s.ranking(JsValue::UNDEFINED, JsValue::UNDEFINED));
     assert_eq!(ranking["pods"][0]["name"], name.as_str());
     assert_eq!(ranking["pods"][0]["rule"], "deletionCost");
-    let off = ok(s.ranking(t(&json!({"PodDeletionCost": false})), None));
+    let off = ok(s.ranking(t(&json!({"PodDeletionCost": false})), JsValue::UNDEFINED));
     assert_eq!(off["featureGates"]["PodDeletionCost"], false);
     assert!(off["pods"]
         .as_array()
         .unwrap()
         .iter()
         .all(|p| p["rule"] != "deletionCost"));
-    let preview = ok(s.preview(1.0, JsValue::UNDEFINED, None));
+    let preview = ok(s.preview(JsValue::from(1.0), JsValue::UNDEFINED, JsValue::UNDEFINED));
     assert_eq!(preview["victims"].as_array().unwrap().len(), 3);
     assert_eq!(preview["firstSync"], 3);
     assert_eq!(preview["victims"][0]["name"], name.as_str());
@@ -135,15 +138,18 @@ fn ranking_and_preview_follow_the_gates() {
 fn a_scenario_replays_to_the_identical_trace() {
     let mut a =
         sim(json!({"seed": 3, "replicas": 3, "faults": {"watchDrop": 0.2, "createFailure": 0.2}}));
-    a.advance(5_000.0).unwrap();
+    a.advance(JsValue::from(5_000.0)).unwrap();
     a.apply(t(&json!({"op": "setReplicas", "replicas": 6})))
         .unwrap();
-    a.advance(40_000.0).unwrap();
+    a.advance(JsValue::from(40_000.0)).unwrap();
     let scenario = ok(a.scenario());
     assert_eq!(scenario["edits"][0]["at"], 5_000);
     let mut b = sim(scenario);
-    b.advance(45_000.0).unwrap();
-    assert_eq!(ok(a.trace(None)), ok(b.trace(None)));
+    b.advance(JsValue::from(45_000.0)).unwrap();
+    assert_eq!(
+        ok(a.trace(JsValue::UNDEFINED)),
+        ok(b.trace(JsValue::UNDEFINED))
+    );
     assert_eq!(ok(a.state()), ok(b.state()));
 }
 
@@ -166,21 +172,40 @@ fn bad_input_throws_errors_with_code_and_path_and_the_instance_stays_usable() {
     assert_eq!((code.as_str(), path.as_str()), ("MALFORMED", "edit.pod"));
     let (_, path, _) = thrown(s.apply(t(&json!({"op": "teleport"}))));
     assert!(path.starts_with("edit"), "{path}");
-    let (_, path, _) = thrown(s.advance(-1.0));
+    let (_, path, _) = thrown(s.advance(JsValue::from(-1.0)));
     assert_eq!(path, "ms");
-    let (_, path, _) = thrown(s.ranking(t(&json!({"NoSuchGate": true})), None));
+    // Not a number, or a time past what JS numbers and engine instants hold: refused,
+    // and the simulator goes on answering.
+    let (_, path, _) = thrown(s.advance(JsValue::from("5")));
+    assert_eq!(path, "ms");
+    let (code, path, _) = thrown(s.advance(JsValue::from(9_007_199_254_740_991.0)));
+    assert_eq!((code.as_str(), path.as_str()), ("MALFORMED", "ms"));
+    let (_, path, _) = thrown(s.trace(JsValue::from(true)));
+    assert_eq!(path, "since");
+    let (_, path, _) = thrown(s.ranking(JsValue::UNDEFINED, JsValue::from(5.0)));
+    assert_eq!(path, "owner");
+    let (_, path, _) =
+        thrown(s.preview(JsValue::from("1"), JsValue::UNDEFINED, JsValue::UNDEFINED));
+    assert_eq!(path, "replicas");
+    ok(s.trace(JsValue::UNDEFINED));
+    ok(s.history());
+    let (_, path, _) = thrown(s.ranking(t(&json!({"NoSuchGate": true})), JsValue::UNDEFINED));
     assert!(path.starts_with("featureGates"), "{path}");
-    let (_, path, _) = thrown(s.preview(1.0, JsValue::UNDEFINED, Some("nobody".into())));
+    let (_, path, _) = thrown(s.preview(
+        JsValue::from(1.0),
+        JsValue::UNDEFINED,
+        JsValue::from("nobody"),
+    ));
     assert_eq!(path, "owner");
     assert_eq!(
-        ok(s.ranking(JsValue::UNDEFINED, Some("default/web".into())))["pods"],
-        ok(s.ranking(JsValue::NULL, None))["pods"]
+        ok(s.ranking(JsValue::UNDEFINED, JsValue::from("default/web")))["pods"],
+        ok(s.ranking(JsValue::NULL, JsValue::UNDEFINED))["pods"]
     );
     assert!(
         ok(s.scenario()).get("edits").is_none(),
         "failed edits are not recorded"
     );
-    s.advance(10_000.0).unwrap();
+    s.advance(JsValue::from(10_000.0)).unwrap();
     assert_eq!(ok(s.state())["owner"]["counts"]["active"], 2);
     assert!(!s.step(), "converged without faults: nothing scheduled");
     s.apply(t(&json!({"op": "setReplicas", "replicas": 3})))

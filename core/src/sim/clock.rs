@@ -9,6 +9,22 @@ use crate::time::{Duration, Time};
 /// Virtual milliseconds since the scenario's start.
 pub type Ms = u64;
 
+/// The largest virtual time (and any delay or edit time a scenario gives) a JS number
+/// holds exactly, 2^53 − 1: the simulator's state, trace and scenario must stay readable
+/// from JS. (A seed may be any u64 in Rust; the JS binding refuses one above this.)
+pub const MAX_MS: Ms = (1 << 53) - 1;
+
+/// `value` at `path` within [`MAX_MS`].
+pub(crate) fn check_ms(value: u64, path: &str) -> crate::error::Result<()> {
+    if value > MAX_MS {
+        return Err(crate::error::Error::Malformed {
+            path: path.into(),
+            message: format!("{value} is above 2^53-1, the largest whole number JavaScript holds"),
+        });
+    }
+    Ok(())
+}
+
 /// Where the virtual clock stands and which instant `t = 0` is.
 #[derive(Clone, Debug)]
 pub struct Clock {

@@ -1,6 +1,6 @@
 //! The mutators: what each [`Edit`] does to the running simulation.
 
-use crate::error::{Error, Result};
+use crate::error::{capped, quoted, Error, Result};
 use crate::pods::DELETION_COST_ANNOTATION;
 
 use super::kubelet::{set_ready, set_restarts, Action};
@@ -20,7 +20,7 @@ impl Simulator {
             .find(|k| k.as_str() == name || k.rsplit('/').next() == Some(name));
         found.cloned().ok_or_else(|| Error::Malformed {
             path: path.into(),
-            message: format!("no owner {name:?} in the simulation"),
+            message: format!("no owner {} in the simulation", quoted(name)),
         })
     }
 
@@ -39,7 +39,7 @@ impl Simulator {
         } else {
             Err(Error::Malformed {
                 path: "edit.pod".into(),
-                message: format!("no pod {key} in the simulation"),
+                message: format!("no pod {} in the simulation", capped(&key)),
             })
         }
     }
@@ -133,7 +133,7 @@ impl Simulator {
                 if self.nodes.iter().any(|n| n == node) {
                     return Err(Error::Malformed {
                         path: "edit.node".into(),
-                        message: format!("node {node:?} already exists"),
+                        message: format!("node {} already exists", quoted(node)),
                     });
                 }
                 self.nodes.push(node.clone());
@@ -152,7 +152,7 @@ impl Simulator {
                 if !self.nodes.iter().any(|n| n == node) {
                     return Err(Error::Malformed {
                         path: "edit.node".into(),
-                        message: format!("no node {node:?} in the simulation"),
+                        message: format!("no node {} in the simulation", quoted(node)),
                     });
                 }
                 self.nodes.retain(|n| n != node);

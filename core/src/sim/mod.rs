@@ -222,7 +222,10 @@ impl Simulator {
             if owners.iter().any(|x| x.metadata.key() == rs.metadata.key()) {
                 return Err(Error::Malformed {
                     path: format!("owners[{i}].name"),
-                    message: format!("owner {} is given twice", rs.metadata.key()),
+                    message: format!(
+                        "owner {} is given twice",
+                        crate::error::capped(&rs.metadata.key())
+                    ),
                 });
             }
             owners.push(rs);
@@ -354,8 +357,9 @@ impl Simulator {
     }
 
     /// Processes the next event in virtual time; false when nothing is scheduled.
+    /// Events due after the [`Simulator::horizon`] never run.
     pub fn step(&mut self) -> bool {
-        match self.agenda.pop() {
+        match self.agenda.pop_until(self.horizon()) {
             Some((t, ev)) => {
                 self.clock.set(t);
                 self.process(ev);
@@ -367,11 +371,37 @@ impl Simulator {
 
     /// Processes every event due up to `now + ms` and moves the clock there; returns how
     /// many events ran.
+    /// The clock stops at the [`Simulator::horizon`] (see [`Simulator::try_advance`]).
     pub fn advance(&mut self, ms: Ms) -> usize {
-        let target = self.clock.now().saturating_add(ms);
+        let target = self.clock.now().saturating_add(ms).min(self.horizon());
         let n = self.run_until(target);
         self.clock.set(target);
         n
+    }
+
+    /// [`Simulator::advance`], refusing to go past the [`Simulator::horizon`] (a time JS
+    /// numbers or engine instants cannot represent): the simulator stays usable.
+    pub fn try_advance(&mut self, ms: Ms) -> Result<usize> {
+        let now = self.clock.now();
+        let horizon = self.horizon();
+        match now.checked_add(ms) {
+            Some(target) if target <= horizon => Ok(self.advance(ms)),
+            _ => Err(Error::Malformed {
+                path: "ms".into(),
+                message: format!(
+                    "{ms} ms from t={now} passes the simulation's horizon, t={horizon} (the last time a JS number and an engine instant both hold)"
+                ),
+            }),
+        }
+    }
+
+    /// The last virtual time the simulation reaches: 2^53 − 1 ms (JS numbers), or the
+    /// last engine instant (year 2262), whichever comes first.
+    pub fn horizon(&self) -> Ms {
+        let left = i64::MAX.saturating_sub(self.clock.start().unix_nanos()) / 1_000_000;
+        // A day short of the end: the engine's own delays (requeues, TTLs) stay in range.
+        let left = u64::try_from(left.saturating_sub(86_400_000)).unwrap_or(0);
+        left.min(clock::MAX_MS)
     }
 
     fn run_until(&mut self, target: Ms) -> usize {
@@ -468,6 +498,6 @@ impl Simulator {
 
     /// Virtual time of the next scheduled event.
     pub fn next_event_time(&self) -> Option<Ms> {
-        self.agenda.next_time()
+        self.agenda.next_time().filter(|t| *t <= self.horizon())
     }
 }

@@ -6,7 +6,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use crate::config::{Config, FeatureGates};
 use crate::error::{Error, Result};
 
-use super::clock::Ms;
+use super::clock::{check_ms, Ms};
 use super::rng::Rng;
 
 /// A delay in virtual milliseconds: exact, or uniform in `[min, max]`.
@@ -26,6 +26,13 @@ impl DelayMs {
     }
 
     fn validate(self, path: &str) -> Result<()> {
+        match self {
+            DelayMs::Exact(ms) => check_ms(ms, path)?,
+            DelayMs::Range([min, max]) => {
+                check_ms(min, &format!("{path}[0]"))?;
+                check_ms(max, &format!("{path}[1]"))?;
+            }
+        }
         match self {
             DelayMs::Range([min, max]) if min > max => Err(Error::Malformed {
                 path: path.into(),
@@ -124,6 +131,11 @@ impl Delays {
         ] {
             if let Some(d) = d {
                 d.validate(&format!("{path}.{name}"))?;
+            }
+        }
+        for (name, ms) in [("relist", self.relist), ("resync", self.resync)] {
+            if let Some(ms) = ms {
+                check_ms(ms, &format!("{path}.{name}"))?;
             }
         }
         Ok(())
@@ -316,7 +328,8 @@ impl Edit {
                 Err(Error::Malformed {
                     path: format!("{path}.phase"),
                     message: format!(
-                        "{p:?} is not a pod phase (Pending, Running, Succeeded, Failed, Unknown)"
+                        "{} is not a pod phase (Pending, Running, Succeeded, Failed, Unknown)",
+                        crate::error::quoted(p)
                     ),
                 })
             }
@@ -456,7 +469,7 @@ impl Scenario {
                 if names.iter().take(i).any(|m| m == n) {
                     return Err(Error::Malformed {
                         path: format!("nodes[{i}]"),
-                        message: format!("node {n:?} is given twice"),
+                        message: format!("node {} is given twice", crate::error::quoted(n)),
                     });
                 }
             }
@@ -477,6 +490,7 @@ impl Scenario {
             }
         }
         for (i, e) in self.edits.iter().enumerate() {
+            check_ms(e.at, &format!("edits[{i}].at"))?;
             e.edit.validate(&format!("edits[{i}]"))?;
         }
         Ok(())

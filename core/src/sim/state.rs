@@ -340,7 +340,7 @@ impl Simulator {
             },
             faults: self.faults.clone(),
             delays: self.delays,
-            next_event_t: self.agenda.next_time(),
+            next_event_t: self.next_event_time(),
             trace_length: self.trace.len(),
         }
     }

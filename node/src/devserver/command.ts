@@ -3,6 +3,7 @@
 import { writeFileSync } from "node:fs";
 import { parseCommandArgs, stringValue } from "../cli/args.js";
 import { emit, usageError } from "../cli/io.js";
+import { parseDenySpec, parseTokenSpec, type TokenTable } from "./auth.js";
 import { parseFailSpec, type FaultRule } from "./faults.js";
 import { DEFAULT_KUBELET, type KubeletOptions } from "./kubelet.js";
 import { DevServer } from "./server.js";
@@ -29,6 +30,16 @@ faults (also at runtime through /_replicore/faults, see the README):
                             e.g. create:pods:500:3, update:replicasets/status:409:1 (repeatable)
   --drop-watches-every MS   end every open watch connection every MS milliseconds
   --log-requests            one JSON line per request on stderr
+authentication and authorization (without --token every request is allowed):
+  --token TOKEN=USER        requests with "Authorization: Bearer TOKEN" are USER's, e.g.
+                            t1=system:serviceaccount:replicore-system:replicore-operator;
+                            once a token is given, an unknown token gets 401 Unauthorized
+                            (repeatable)
+  --deny TOKEN=VERBS:RESOURCES[:NAMESPACES]
+                            403 Forbidden, worded as kube-apiserver's RBAC denial, for
+                            TOKEN's matching requests; comma lists or *, e.g.
+                            t1=get,create,update:leases:default (repeatable)
+  --kubeconfig-token TOKEN  the token the --kubeconfig-out file sends
 `;
 
 function num(p: ReturnType<typeof parseCommandArgs>, name: string, dflt: number): number {
@@ -55,6 +66,9 @@ export async function devServerCommand(args: string[]): Promise<number> {
     fail: { type: "string", multiple: true },
     "drop-watches-every": { type: "string" },
     "log-requests": { type: "boolean" },
+    token: { type: "string", multiple: true },
+    deny: { type: "string", multiple: true },
+    "kubeconfig-token": { type: "string" },
   });
   if (p.values["help"]) {
     emit(DEV_SERVER_USAGE);
@@ -77,7 +91,23 @@ export async function devServerCommand(args: string[]): Promise<number> {
       throw usageError((e as Error).message, "dev-server");
     }
   }
+  let tokens: TokenTable | undefined;
+  try {
+    for (const spec of (p.values["token"] as string[] | undefined) ?? []) {
+      const [token, user] = parseTokenSpec(spec);
+      tokens = { ...tokens, [token]: user };
+    }
+    for (const spec of (p.values["deny"] as string[] | undefined) ?? []) {
+      const [token, rule] = parseDenySpec(spec);
+      const user = tokens?.[token];
+      if (!user) throw new Error(`--deny ${spec}: no --token ${token}=USER given`);
+      user.deny = [...(user.deny ?? []), rule];
+    }
+  } catch (e) {
+    throw usageError((e as Error).message, "dev-server");
+  }
   const server = new DevServer({
+    ...(tokens ? { tokens } : {}),
     port: num(p, "port", 8001),
     host: stringValue(p, "host") ?? "127.0.0.1",
     watchWindow: Math.max(1, num(p, "watch-window", 10000)),
@@ -88,7 +118,7 @@ export async function devServerCommand(args: string[]): Promise<number> {
   server.faults.set({ rules, latencyMs: num(p, "latency", 0), ...(quota !== undefined ? { podQuota: { limit: num(p, "pod-quota", 0) } } : {}) });
   const url = await server.listen();
   const kubeconfig = stringValue(p, "kubeconfig-out");
-  if (kubeconfig) writeFileSync(kubeconfig, kubeconfigFor(url));
+  if (kubeconfig) writeFileSync(kubeconfig, kubeconfigFor(url, stringValue(p, "kubeconfig-token")));
   const dropEvery = num(p, "drop-watches-every", 0);
   const dropper = dropEvery > 0 ? setInterval(() => server.dropWatches("reset"), dropEvery) : undefined;
   process.stdout.write(`${JSON.stringify({ msg: "dev-server listening", url, kubelet: kubelet !== null })}\n`);
@@ -102,8 +132,8 @@ export async function devServerCommand(args: string[]): Promise<number> {
   return 0;
 }
 
-/** A kubeconfig whose current context talks to the dev server without credentials. */
-export function kubeconfigFor(url: string): string {
+/** A kubeconfig whose current context talks to the dev server (with `token`, if given). */
+export function kubeconfigFor(url: string, token?: string): string {
   return `apiVersion: v1
 kind: Config
 clusters:
@@ -114,7 +144,7 @@ clusters:
     insecure-skip-tls-verify: true
 users:
 - name: replicore-dev
-  user: {}
+  user: ${token === undefined ? "{}" : JSON.stringify({ token })}
 contexts:
 - name: replicore-dev
   context:

@@ -4,6 +4,7 @@
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { authorize, type RequestAttributes, type TokenTable } from "./auth.js";
 import { FaultState, reasonFor, type FaultRule, type RequestInfo } from "./faults.js";
 import { Kubelet, type KubeletOptions } from "./kubelet.js";
 import {
@@ -28,6 +29,11 @@ export interface DevServerOptions {
   kubelet?: KubeletOptions | null;
   /** Print one JSON line per request on stderr. */
   logRequests?: boolean;
+  /**
+   * Bearer tokens and their users' deny rules (`auth.ts`): an unknown token gets 401, a
+   * denied request 403 with kube-apiserver's message. Unset: every request is allowed.
+   */
+  tokens?: TokenTable;
 }
 
 class HttpError extends Error {
@@ -171,6 +177,8 @@ export class DevServer {
     if (this.options.logRequests) process.stderr.write(`${JSON.stringify({ msg: "request", method, url: req.url })}\n`);
 
     if (path.startsWith("/_replicore/")) return this.control(req, res, path);
+    // kube-apiserver authenticates every request before routing it.
+    this.authorize(req, undefined);
     if (path === "/healthz" || path === "/readyz" || path === "/livez") {
       res.writeHead(200, { "Content-Type": "text/plain" });
       res.end("ok");
@@ -213,6 +221,7 @@ export class DevServer {
     if (route.namespace !== undefined) info.namespace = route.namespace;
     if (route.name !== undefined) info.name = route.name;
     this.count(`${verb} ${route.type.plural}${route.subresource ? `/${route.subresource}` : ""}`);
+    this.authorize(req, { ...info, group: route.type.group });
 
     const podCreate = verb === "create" && route.type.kind === "Pod";
     if (podCreate) {
@@ -257,6 +266,12 @@ export class DevServer {
       default:
         throw new HttpError(405, `method ${method} is not allowed`, "MethodNotAllowed");
     }
+  }
+
+  /** 401 for an unknown token; with the request's attributes, 403 when its user is denied them. */
+  private authorize(req: IncomingMessage, a: RequestAttributes | undefined): void {
+    const r = authorize(this.options.tokens, req.headers.authorization, a);
+    if (!r.ok) throw new HttpError(r.status, r.message, r.reason, r.details);
   }
 
   private route(path: string): Route | undefined {
@@ -499,6 +514,7 @@ export class DevServer {
       o["spec"] = spec;
     }
     validateOwner(r, o);
+    validateOwnerReferences(r.type.kind, o);
     const out = this.store.put(storeKey(route.type), o, "ADDED");
     return out;
   }
@@ -540,6 +556,7 @@ export class DevServer {
     }
     if (JSON.stringify(next) === JSON.stringify(current)) return current;
     validateOwner(route, next);
+    validateOwnerReferences(route.type.kind, next);
     return this.store.put(storeKey(route.type), next, "MODIFIED");
   }
 
@@ -706,6 +723,23 @@ function ruleError(rule: FaultRule, info: RequestInfo): HttpError {
           : `injected fault: ${status} ${reason} on ${info.verb} ${what}`);
   const headers: Record<string, string> = status === 429 ? { "Retry-After": String(rule.retryAfterSeconds ?? 1) } : {};
   return new HttpError(status, message, reason, { name: info.name, kind: info.resource }, headers);
+}
+
+/**
+ * ValidateOwnerReferences: at most one reference with controller true (a second
+ * controller's adoption, a strategic merge beside the first, is refused with 422).
+ */
+function validateOwnerReferences(kind: string, o: JsonObject): void {
+  const refs = meta(o)["ownerReferences"];
+  if (!Array.isArray(refs)) return;
+  const controllers = refs.filter((r) => isObject(r) && r["controller"] === true).map((r) => `${String((r as JsonObject)["kind"])}/${String((r as JsonObject)["name"])}`);
+  if (controllers.length > 1) {
+    throw new HttpError(
+      422,
+      `${kind} "${String(meta(o)["name"])}" is invalid: metadata.ownerReferences: Invalid value: ${JSON.stringify(refs)}: Only one reference can have Controller set to true. Found "true" in references for ${controllers[0]} and ${controllers[1]}`,
+      "Invalid",
+    );
+  }
 }
 
 function validateOwner(route: Route, o: JsonObject): void {

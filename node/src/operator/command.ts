@@ -5,7 +5,8 @@
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
 import { parseCommandArgs, stringValue, type Parsed } from "../cli/args.js";
-import { emit, usageError } from "../cli/io.js";
+import { CliError, emit, usageError } from "../cli/io.js";
+import { Access, describe, remedy, type Denial } from "./access.js";
 import { Controller } from "./controller.js";
 import { clients, loadKubeConfig, parseOwner } from "./kube.js";
 import { DEFAULT_LEASE, LeaderElector } from "./leader.js";
@@ -34,7 +35,8 @@ what it manages:
   --workers N             concurrent syncs (default 5)
 leader election:
   --no-leader-elect       act without a lease (a single replica only)
-  --lease-namespace NS    (default: $POD_NAMESPACE or "default")
+  --lease-namespace NS    (default: $POD_NAMESPACE, else "replicore-system", where
+                          node/deploy/rbac.yaml grants the Lease)
   --lease-name NAME       (default "replicore-operator")
   --identity ID           (default: hostname_<uuid>)
   --lease-duration D      (default 15s)
@@ -42,10 +44,36 @@ leader election:
   --retry-period D        (default 2s)
 operations:
   --metrics-port P        /metrics, /healthz and /readyz (default 8080; 0 = any free port)
-  --metrics-host H        (default 0.0.0.0)
+  --metrics-host H        (default 127.0.0.1; 0.0.0.0 for probes and scrapes from other
+                          hosts, as node/deploy/deployment.yaml sets)
   --log-level L           debug, info, warn, error (default info)
 durations: 15s, 500ms, 2m, or a number of milliseconds.
+
+A 401 Unauthorized or 403 Forbidden before the operator runs (the Lease, the first lists
+and watches) ends it with exit status 1 and one line naming the verb, resource, namespace
+and identity, and what to grant or pass; so does a lease namespace that does not exist.
+Later, a denial is logged ("not permitted") and /readyz answers 503 until that request
+succeeds again.
 `;
+
+/** The lease namespace when neither --lease-namespace nor $POD_NAMESPACE says: node/deploy/rbac.yaml's. */
+export const DEFAULT_LEASE_NAMESPACE = "replicore-system";
+/** Metrics, /healthz and /readyz listen here unless --metrics-host says otherwise. */
+export const DEFAULT_METRICS_HOST = "127.0.0.1";
+
+/** A denial's fields for a JSON log line. */
+function denialFields(d: Denial): Record<string, unknown> {
+  return {
+    status: d.status,
+    verb: d.verb,
+    resource: d.resource,
+    namespace: d.namespace ?? "(cluster scope)",
+    ...(d.name !== undefined ? { name: d.name } : {}),
+    identity: d.identity,
+    remedy: remedy(d),
+    error: d.message,
+  };
+}
 
 function duration(p: Parsed, name: string, dflt: number): number {
   const v = stringValue(p, name);
@@ -117,9 +145,15 @@ export async function operatorCommand(args: string[]): Promise<number> {
   if (!Number.isFinite(qps) || qps < 0) throw usageError(`--kube-api-qps: expected a number >= 0, got '${qpsText}'`, "operator");
   const limit = { qps, burst: count(p, "kube-api-burst", DEFAULT_CLIENT_RATE_LIMIT.burst, 1) };
   const kc = loadKubeConfig(connect);
-  // The controller's client and the leader election's, each with its own token bucket.
-  const api = clients(rateLimited(kc, new TokenBucket(limit)));
-  const leaseApi = clients(rateLimited(kc, new TokenBucket(limit)));
+  // Every API answer is shown to `access`: until the operator runs, a denial ends it.
+  const access = new Access(kc);
+  let deniedAtStart: (d: Denial) => void = () => {};
+  const startDenied = new Promise<Denial>((resolve) => (deniedAtStart = resolve));
+  access.onDenied = (d) => deniedAtStart(d);
+  // The controller's client and the leader election's, each with its own token bucket
+  // and connection pool.
+  const api = clients(rateLimited(kc, new TokenBucket(limit)), access);
+  const leaseApi = clients(rateLimited(kc, new TokenBucket(limit)), access);
   const metrics = new Metrics();
 
   process.on("unhandledRejection", (e) => {
@@ -132,7 +166,7 @@ export async function operatorCommand(args: string[]): Promise<number> {
     : new LeaderElector(
         leaseApi.custom,
         {
-          namespace: stringValue(p, "lease-namespace") ?? process.env["POD_NAMESPACE"] ?? "default",
+          namespace: stringValue(p, "lease-namespace") ?? (process.env["POD_NAMESPACE"] || DEFAULT_LEASE_NAMESPACE),
           name: stringValue(p, "lease-name") ?? "replicore-operator",
           identity,
           ...lease,
@@ -150,14 +184,16 @@ export async function operatorCommand(args: string[]): Promise<number> {
     mayWrite: () => running && (elector ? elector.isLeader() : true),
     leaderInfo: () => (elector ? { sinceRenewMs: elector.sinceRenewMs() } : {}),
     identity,
+    access,
   });
 
   const ops = await serveOps(
     metrics,
     count(p, "metrics-port", 8080),
-    stringValue(p, "metrics-host") ?? "0.0.0.0",
+    stringValue(p, "metrics-host") ?? DEFAULT_METRICS_HOST,
     () => true,
-    () => running,
+    // Ready: leading (or no election) and every permission needed so far granted.
+    () => running && access.denials().length === 0,
   );
   log.info("serving metrics and health", { url: ops.url, owner: `${owner.apiVersion}/${owner.kind}`, workers, server: kc.getCurrentCluster()?.server });
 
@@ -166,8 +202,26 @@ export async function operatorCommand(args: string[]): Promise<number> {
   process.once("SIGTERM", () => stopping?.("SIGTERM"));
   process.once("SIGINT", () => stopping?.("SIGINT"));
 
+  /** A denial (or a missing lease namespace) before the operator runs: stop everything, one line, exit 1. */
+  const refuse = async (d: Denial | string): Promise<never> => {
+    if (typeof d === "string") log.error("cannot start: exiting", { error: d });
+    else log.error("not permitted: exiting", denialFields(d));
+    running = false;
+    elector?.stop();
+    // Held already (the lists were refused): give it up, so a standby need not wait.
+    await elector?.release().catch(() => {});
+    controller.queue.shutDown();
+    await controller.stopInformers().catch(() => {});
+    ops.server.closeAllConnections();
+    ops.server.close();
+    // Timers of the API client and the elector must not keep the process.
+    setTimeout(() => process.exit(), 500).unref();
+    throw new CliError(typeof d === "string" ? d : describe(d), 1);
+  };
+
   if (elector) {
-    const got = await Promise.race([elector.acquire(), stopped.then(() => false)]);
+    const got = await Promise.race([elector.acquire().catch((e: unknown) => (e instanceof Error ? e.message : String(e))), stopped.then(() => false), startDenied]);
+    if (typeof got === "object" || typeof got === "string") return refuse(got);
     if (!got) {
       elector.stop();
       ops.server.close();
@@ -178,7 +232,13 @@ export async function operatorCommand(args: string[]): Promise<number> {
   }
   running = true;
   const lost = elector ? elector.renewLoop() : new Promise<"stopped">(() => {});
-  await controller.startInformers();
+  const synced = await Promise.race([controller.startInformers().then(() => undefined), startDenied]);
+  if (synced !== undefined) return refuse(synced);
+  // From here a denial is logged and keeps /readyz at 503 until the request succeeds.
+  access.onDenied = (d) => {
+    metrics.errors.inc({ where: "permission" });
+    log.error("not permitted", denialFields(d));
+  };
   controller.startWorkers();
   log.info("operator running", { workers });
 

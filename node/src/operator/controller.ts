@@ -7,6 +7,7 @@ import { ApiException, type CoreV1Event, type KubernetesListObject, type V1Pod, 
 import { Engine, type Correlation, type EventToRecord, type CallResult, type Completion, type Expectations, type ExpectationsChange, type Pod, type ReplicaSet, type SyncOutcome, type SyncPlan } from "./engine.js";
 import { Informer, type InformerEvent } from "./informer.js";
 import { trimPod } from "./transform.js";
+import type { Access } from "./access.js";
 import { apiError, isNotFound, patchOptions, type Clients, type OwnerResource } from "./kube.js";
 import type { Logger } from "./log.js";
 import type { Metrics } from "./metrics.js";
@@ -27,6 +28,8 @@ export interface ControllerOptions {
   rateLimits?: RateLimiterOptions;
   /** Informer restart backoff (ms). */
   watchBackoffMs?: { min: number; max: number };
+  /** Told of watch denials (the API clients report every other answer themselves). */
+  access?: Access;
 }
 
 class NotLeader extends Error {
@@ -88,14 +91,16 @@ export class Controller {
     const { kc, core, custom } = this.o.clients;
     const ow = this.o.owner;
     const backoff = this.o.watchBackoffMs ?? { min: 200, max: 5000 };
+    const ownerPath = `/apis/${ow.group}/${ow.version}/${ow.plural}`;
     this.ownerInformer = new Informer<V1ReplicaSet>({
       name: ow.kind,
       kc,
-      path: `/apis/${ow.group}/${ow.version}/${ow.plural}`,
+      path: ownerPath,
       list: async () => (await custom.listClusterCustomObject({ group: ow.group, version: ow.version, plural: ow.plural })) as KubernetesListObject<V1ReplicaSet>,
       log: this.o.log,
       onEvent: (e) => this.ownerEvent(e as InformerEvent<ReplicaSet>),
-      onError: () => this.o.metrics.errors.inc({ where: "watch" }),
+      onError: (err) => this.watchFailed(err, ownerPath),
+      onWatching: () => this.o.access?.watching(ownerPath),
       minBackoffMs: backoff.min,
       maxBackoffMs: backoff.max,
     });
@@ -109,7 +114,8 @@ export class Controller {
       ...(process.env["REPLICORE_NO_POD_TRANSFORM"] ? {} : { transform: trimPod }),
       log: this.o.log,
       onEvent: (e) => this.podEvent(e as InformerEvent<Pod>),
-      onError: () => this.o.metrics.errors.inc({ where: "watch" }),
+      onError: (err) => this.watchFailed(err, "/api/v1/pods"),
+      onWatching: () => this.o.access?.watching("/api/v1/pods"),
       minBackoffMs: backoff.min,
       maxBackoffMs: backoff.max,
     });
@@ -214,6 +220,11 @@ export class Controller {
     this.stopping = true;
     for (const wake of [...this.sleepers]) wake();
     await Promise.allSettled([...this.pending]);
+  }
+
+  private watchFailed(err: unknown, path: string): void {
+    this.o.metrics.errors.inc({ where: "watch" });
+    this.o.access?.observeWatchError(err, path);
   }
 
   async stopInformers(): Promise<void> {

@@ -27,6 +27,8 @@ export interface InformerOptions<T extends KubernetesObject> {
    * client-go's SetTransform): the informer then keeps only what it returns.
    */
   transform?: (o: T) => T;
+  /** A list and its watch were both answered without an error (the watch is open). */
+  onWatching?: () => void;
 }
 
 function keyOf(o: KubernetesObject): string {
@@ -40,6 +42,7 @@ export class Informer<T extends KubernetesObject> {
   private stopped = false;
   private backoff: number;
   private restartTimer: NodeJS.Timeout | undefined;
+  private failures = 0;
   private firstSync: Promise<void>;
   private resolveFirst: () => void = () => {};
 
@@ -94,6 +97,7 @@ export class Informer<T extends KubernetesObject> {
   }
 
   private failed(err: unknown): void {
+    this.failures++;
     if (this.stopped) return;
     const e = err as { message?: string; statusCode?: number; code?: unknown };
     this.o.onError?.(err);
@@ -108,15 +112,31 @@ export class Informer<T extends KubernetesObject> {
     this.backoff = Math.min(this.backoff * 2, this.o.maxBackoffMs ?? 5000);
     this.restartTimer = setTimeout(() => {
       this.restartTimer = undefined;
-      if (!this.stopped) void this.lw.start().catch((e2: unknown) => this.failed(e2));
+      if (!this.stopped) void this.run();
     }, delay);
   }
 
-  /** Starts listing and watching; resolves once the first list has been delivered. */
+  /** Lists and watches; resolves once the watch request has been answered (or failed). */
+  private async run(): Promise<void> {
+    const before = this.failures;
+    try {
+      // ListWatch.start resolves after the watch's answer: an error has been reported by then.
+      await this.lw.start();
+      if (this.failures === before && !this.stopped) this.o.onWatching?.();
+    } catch (e) {
+      this.failed(e);
+    }
+  }
+
+  /**
+   * Starts listing and watching; resolves once the first list has been delivered and the
+   * first watch request answered (so a watch refused at start-up has been reported).
+   */
   async start(): Promise<void> {
     this.stopped = false;
-    void this.lw.start().catch((e: unknown) => this.failed(e));
+    const first = this.run();
     await this.firstSync;
+    await first;
   }
 
   /** Objects in the cache. */

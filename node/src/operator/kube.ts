@@ -2,8 +2,22 @@
 // @kubernetes/client-node, and its errors as the engine's ApiError.
 
 import { existsSync } from "node:fs";
-import { ApiException, CoreV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
+import {
+  ApiException,
+  CoreV1Api,
+  createConfiguration,
+  CustomObjectsApi,
+  KubeConfig,
+  PatchStrategy,
+  ResponseContext,
+  ServerConfiguration,
+  setHeaderMiddleware,
+  setHeaderOptions,
+  wrapHttpLibrary,
+  type ApiType,
+} from "@kubernetes/client-node";
 import type { ApiError } from "../api.js";
+import type { Access } from "./access.js";
 
 export interface ConnectOptions {
   /** A kubeconfig file; default: $KUBECONFIG, ~/.kube/config, or the in-cluster service account. */
@@ -58,8 +72,43 @@ export interface Clients {
   custom: CustomObjectsApi;
 }
 
-export function clients(kc: KubeConfig): Clients {
-  return { kc, core: kc.makeApiClient(CoreV1Api), custom: kc.makeApiClient(CustomObjectsApi) };
+/**
+ * The typed and custom-object clients. With `access`, every answer is shown to it (a
+ * 401/403 with its Status body, kept readable for the caller): client-node's own
+ * `makeApiClient`, with the HTTP library wrapped.
+ */
+export function clients(kc: KubeConfig, access?: Access): Clients {
+  if (!access) return { kc, core: kc.makeApiClient(CoreV1Api), custom: kc.makeApiClient(CustomObjectsApi) };
+  const server = kc.getCurrentCluster()?.server;
+  if (!server) throw new Error("no cluster in the kubeconfig");
+  const base = createConfiguration().httpApi;
+  const httpApi = wrapHttpLibrary({
+    async send(req) {
+      const res = await base.send(req).toPromise();
+      const status = res.httpStatusCode;
+      if (status !== 401 && status !== 403) {
+        access.observe(status, req.getHttpMethod().toString(), req.getUrl());
+        return res;
+      }
+      const text = await res.body.text();
+      access.observe(status, req.getHttpMethod().toString(), req.getUrl(), text);
+      return new ResponseContext(status, res.headers, {
+        text: () => Promise.resolve(text),
+        binary: () => Promise.resolve(Buffer.from(text)),
+        stream: () => null,
+      });
+    },
+  });
+  const make = <T extends ApiType>(Api: new (c: ReturnType<typeof createConfiguration>) => T): T =>
+    new Api(
+      createConfiguration({
+        baseServer: new ServerConfiguration<Record<string, never>>(server, {}),
+        authMethods: { default: kc },
+        httpApi,
+        middleware: [setHeaderMiddleware("User-Agent", "replicore-operator")],
+      }),
+    );
+  return { kc, core: make(CoreV1Api), custom: make(CustomObjectsApi) };
 }
 
 /** client-node picks application/json-patch+json for every patch unless told otherwise. */

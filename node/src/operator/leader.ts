@@ -58,6 +58,8 @@ export class LeaderElector {
   private stopped = false;
   private current: LeaseRecord | undefined;
   private inFlight: Promise<void> = Promise.resolve();
+  /** Why acquiring can never succeed (the lease namespace does not exist). */
+  private hopeless: string | undefined;
 
   constructor(
     private readonly api: CustomObjectsApi,
@@ -78,7 +80,10 @@ export class LeaderElector {
     return this.leading && !this.supplanted && performance.now() - this.lastRenew < this.o.renewDeadlineMs;
   }
 
-  /** Waits until this candidate holds the lease (resolves false if stopped first). */
+  /**
+   * Waits until this candidate holds the lease (resolves false if stopped first); rejects
+   * when it never can: the Lease cannot be created because its namespace does not exist.
+   */
   async acquire(): Promise<boolean> {
     this.log.info("leader election: waiting for the lease", { lease: `${this.o.namespace}/${this.o.name}`, identity: this.o.identity });
     while (!this.stopped) {
@@ -87,6 +92,7 @@ export class LeaderElector {
         this.log.info("leader election: acquired the lease", { lease: `${this.o.namespace}/${this.o.name}`, identity: this.o.identity });
         return true;
       }
+      if (this.hopeless !== undefined) throw new Error(this.hopeless);
       await sleep(this.o.retryPeriodMs * (1 + Math.random() * 0.2));
     }
     return false;
@@ -199,7 +205,10 @@ export class LeaderElector {
         this.supplanted = false;
         return true;
       } catch (e2) {
-        if (!isConflict(e2)) this.log.warn("leader election: cannot create the lease", { error: apiError(e2).message });
+        if (isNotFound(e2)) {
+          // Creating in a namespace that does not exist: no retry will ever succeed.
+          this.hopeless = `the lease namespace "${this.o.namespace}" does not exist (API: ${apiError(e2).message}): create it (kubectl create namespace ${this.o.namespace}) or pass --lease-namespace NS`;
+        } else if (!isConflict(e2)) this.log.warn("leader election: cannot create the lease", { error: apiError(e2).message });
         return false;
       }
     }

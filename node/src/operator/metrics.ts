@@ -20,7 +20,7 @@ export class Metrics {
   readonly deletes = new Counter({ name: "replicore_pod_deletes_total", help: "Pod delete calls", labelNames: ["result"] as const, registers: [this.registry] });
   readonly errors = new Counter({
     name: "replicore_errors_total",
-    help: "Errors by where they happened (sync, status, claim, event, watch, malformed)",
+    help: "Errors by where they happened (sync, status, claim, event, watch, malformed, permission)",
     labelNames: ["where"] as const,
     registers: [this.registry],
   });

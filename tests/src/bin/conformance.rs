@@ -6,6 +6,14 @@ use std::process::ExitCode;
 
 const SHOW_FAILURES: usize = 10;
 
+/// `CONFORMANCE_SHOW=n` shows the first n failures instead.
+fn show_failures() -> usize {
+    std::env::var("CONFORMANCE_SHOW")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(SHOW_FAILURES)
+}
+
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let dir = match (args.next(), args.next()) {
@@ -34,11 +42,11 @@ fn main() -> ExitCode {
     if !failures.is_empty() {
         println!();
         println!("first failures:");
-        for f in failures.iter().take(SHOW_FAILURES) {
+        for f in failures.iter().take(show_failures()) {
             println!("  {f}");
         }
-        if failures.len() > SHOW_FAILURES {
-            println!("  … and {} more", failures.len() - SHOW_FAILURES);
+        if failures.len() > show_failures() {
+            println!("  … and {} more", failures.len() - show_failures());
         }
         println!();
     }

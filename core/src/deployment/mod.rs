@@ -1,0 +1,54 @@
+//! The Deployment controller's decisions (`spec/deployment-semantics.md`, rules D-xx),
+//! as a step machine ([`DeploymentSync`]): the engine names each API call, the host
+//! makes it and reports the result, until the engine says what the sync amounted to.
+//!
+//! One module per rule family: [`model`] (objects, constants D-01..D-04), [`strategy`]
+//! (D-05..D-08), [`claim`] (D-20..D-24), [`lookup`] (D-25, D-26), [`revision`]
+//! (D-28..D-33), [`newrs`] (D-27, D-30..D-35), [`scale`] (D-40..D-47), [`rolling`]
+//! (D-50..D-54), [`recreate`] (D-60..D-62), [`cleanup`] (D-70), [`status`]
+//! (D-71..D-78), [`pause`] (D-80), [`rollback`] (D-90..D-93), [`events`] (D-100),
+//! [`handlers`] (D-110..D-115), [`hash`] (D-27), and the driver [`sync`] (D-10..D-19).
+//!
+//! ```
+//! use replicore::deployment::{run_sync, ApiResult, DeploymentSyncInput, ProgressRequeue};
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let input = DeploymentSyncInput::from_json(br#"{
+//!   "now": "2026-11-24T01:00:00Z", "key": "default/web",
+//!   "deployment": {"metadata": {"name": "web", "namespace": "default", "uid": "d1"},
+//!     "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+//!              "template": {"metadata": {"labels": {"app": "web"}}},
+//!              "strategy": {"type": "Recreate"}}}
+//! }"#)?;
+//! let mut calls = Vec::new();
+//! let done = run_sync(input, |call| { calls.push(call.clone()); ApiResult::ok() })?;
+//! assert_eq!(calls[0].verb(), "create");
+//! assert!(done.error.is_none());
+//! # Ok(())
+//! # }
+//! ```
+
+pub mod claim;
+pub mod cleanup;
+pub mod events;
+mod go_layout;
+pub mod handlers;
+pub mod hash;
+pub mod lookup;
+pub mod machine;
+pub mod model;
+pub mod newrs;
+pub mod pause;
+pub mod recreate;
+pub mod revision;
+pub mod rollback;
+pub mod rolling;
+pub mod scale;
+pub mod status;
+pub mod strategy;
+pub mod sync;
+
+pub use machine::{
+    run_sync, ApiCall, ApiResult, DeploymentEvent, DeploymentSync, DeploymentSyncInput,
+    ProgressRequeue, Step, SyncDone, SyncError,
+};
+pub use model::{Deployment, DeploymentCondition, DeploymentSpec, DeploymentStatus, Rs, Wire};

@@ -1,0 +1,391 @@
+//! The Deployment object and the constants of the Deployment controller (D-01..D-04).
+//!
+//! Objects the controller writes back (the deployment, its ReplicaSets) are kept twice: as
+//! typed fields the rules read, and as the wire JSON they arrived in ([`Wire`]), so a
+//! write sends the whole object (every field the engine does not model included) with
+//! only the fields the controller changes replaced.
+
+use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+
+use crate::model::{LabelSelector, ObjectMeta, ReplicaSet, StringMap};
+use crate::time::{self, Time};
+
+/// D-01: the revision annotation of a deployment and its ReplicaSets.
+pub const REVISION_ANNOTATION: &str = "deployment.kubernetes.io/revision";
+/// D-01: the revisions an RS served before it was rolled back to.
+pub const REVISION_HISTORY_ANNOTATION: &str = "deployment.kubernetes.io/revision-history";
+/// D-01: `spec.replicas` of the deployment when the RS was last scaled.
+pub const DESIRED_REPLICAS_ANNOTATION: &str = "deployment.kubernetes.io/desired-replicas";
+/// D-01: `spec.replicas + maxSurge` of the deployment when the RS was last scaled.
+pub const MAX_REPLICAS_ANNOTATION: &str = "deployment.kubernetes.io/max-replicas";
+/// D-01: the deprecated rollback request (`extensions/v1beta1` `spec.rollbackTo`).
+pub const ROLLBACK_TO_ANNOTATION: &str = "deprecated.deployment.rollback.to";
+/// D-01: kubectl's last applied configuration.
+pub const LAST_APPLIED_ANNOTATION: &str = "kubectl.kubernetes.io/last-applied-configuration";
+/// D-01: the label that tells the ReplicaSets of one deployment apart.
+pub const HASH_LABEL: &str = "pod-template-hash";
+/// D-04 / D-33: the revision-history annotation's length limit.
+pub const MAX_REVISION_HISTORY_CHARS: usize = 2000;
+/// D-04: `progressDeadlineSeconds` / `revisionHistoryLimit` meaning "none".
+pub const UNLIMITED: i32 = i32::MAX;
+
+/// D-02: annotations never copied from a deployment to its ReplicaSets.
+pub const ANNOTATIONS_NOT_COPIED: [&str; 6] = [
+    LAST_APPLIED_ANNOTATION,
+    REVISION_ANNOTATION,
+    REVISION_HISTORY_ANNOTATION,
+    DESIRED_REPLICAS_ANNOTATION,
+    MAX_REPLICAS_ANNOTATION,
+    ROLLBACK_TO_ANNOTATION,
+];
+
+/// D-02: is `key` one of the annotations a deployment keeps to itself?
+pub fn skip_copy_annotation(key: &str) -> bool {
+    ANNOTATIONS_NOT_COPIED.contains(&key)
+}
+
+/// Condition types and reasons (D-03).
+pub mod reason {
+    pub const PROGRESSING: &str = "Progressing";
+    pub const AVAILABLE: &str = "Available";
+    pub const REPLICA_FAILURE: &str = "ReplicaFailure";
+    pub const RS_UPDATED: &str = "ReplicaSetUpdated";
+    pub const FAILED_RS_CREATE: &str = "ReplicaSetCreateError";
+    pub const NEW_RS_CREATED: &str = "NewReplicaSetCreated";
+    pub const FOUND_NEW_RS: &str = "FoundNewReplicaSet";
+    pub const NEW_RS_AVAILABLE: &str = "NewReplicaSetAvailable";
+    pub const TIMED_OUT: &str = "ProgressDeadlineExceeded";
+    pub const PAUSED: &str = "DeploymentPaused";
+    pub const RESUMED: &str = "DeploymentResumed";
+    pub const MIN_AVAILABLE: &str = "MinimumReplicasAvailable";
+    pub const MIN_UNAVAILABLE: &str = "MinimumReplicasUnavailable";
+}
+
+/// A typed object together with the JSON it was read from. Serializes as the wire JSON;
+/// deserializes from JSON into both. Both parts are shared (`Arc`): a copy costs two
+/// reference counts, and the first change to a copy's typed part copies that part.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Wire<T> {
+    pub typed: Arc<T>,
+    pub wire: Arc<Value>,
+}
+
+impl<T> Deref for Wire<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.typed
+    }
+}
+
+impl<T: Clone> DerefMut for Wire<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        Arc::make_mut(&mut self.typed)
+    }
+}
+
+impl<T> Wire<T> {
+    /// The typed part and a wire object for it.
+    pub fn new(typed: T, wire: Value) -> Self {
+        Wire {
+            typed: Arc::new(typed),
+            wire: Arc::new(wire),
+        }
+    }
+}
+
+impl<T: serde::de::DeserializeOwned> Wire<T> {
+    /// Reads a wire object (a JSON object), naming the field path of any error.
+    pub fn from_value(wire: Value) -> crate::Result<Self> {
+        let typed = crate::input::from_value(wire.clone())?;
+        Ok(Wire::new(typed, wire))
+    }
+}
+
+impl<T> Serialize for Wire<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.wire.serialize(s)
+    }
+}
+
+impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for Wire<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let wire = Value::deserialize(d)?;
+        Wire::from_value(wire).map_err(serde::de::Error::custom)
+    }
+}
+
+/// A ReplicaSet as the Deployment controller reads and writes it.
+pub type Rs = Wire<ReplicaSet>;
+
+/// `intstr.IntOrString`: `3` or `"25%"`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum IntOrString {
+    Int(i32),
+    Str(String),
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RollingUpdate {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_unavailable: Option<IntOrString>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_surge: Option<IntOrString>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Strategy {
+    /// `RollingUpdate` or `Recreate`; anything else fails the sync (D-19).
+    #[serde(default, rename = "type")]
+    pub type_: String,
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::opt_object",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub rolling_update: Option<RollingUpdate>,
+}
+
+pub const ROLLING_UPDATE: &str = "RollingUpdate";
+pub const RECREATE: &str = "Recreate";
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeploymentSpec {
+    /// Defaulted to 1 by the API server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<i32>,
+    /// `None` selects nothing; `{}` selects everything (D-11).
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::opt_object",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub selector: Option<LabelSelector>,
+    /// The pod template, kept as wire JSON (hashed, compared and copied as a whole).
+    #[serde(default)]
+    pub template: Value,
+    #[serde(default, deserialize_with = "crate::objects::object")]
+    pub strategy: Strategy,
+    #[serde(default)]
+    pub min_ready_seconds: i32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision_history_limit: Option<i32>,
+    #[serde(default)]
+    pub paused: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress_deadline_seconds: Option<i32>,
+}
+
+/// `DeploymentCondition`, serialized as Go writes it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeploymentCondition {
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub status: String,
+    #[serde(
+        default,
+        deserialize_with = "time::deserialize_opt",
+        serialize_with = "time::serialize_opt"
+    )]
+    pub last_update_time: Option<Time>,
+    #[serde(
+        default,
+        deserialize_with = "time::deserialize_opt",
+        serialize_with = "time::serialize_opt"
+    )]
+    pub last_transition_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
+}
+
+/// `DeploymentStatus`, serialized with Go's `omitempty` rules.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeploymentStatus {
+    #[serde(default, skip_serializing_if = "is_zero_i64")]
+    pub observed_generation: i64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub replicas: i32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub updated_replicas: i32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub ready_replicas: i32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub available_replicas: i32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unavailable_replicas: i32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terminating_replicas: Option<i32>,
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::objects",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub conditions: Vec<DeploymentCondition>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collision_count: Option<i32>,
+}
+
+fn is_zero(v: &i32) -> bool {
+    *v == 0
+}
+
+fn is_zero_i64(v: &i64) -> bool {
+    *v == 0
+}
+
+impl DeploymentStatus {
+    /// `GetDeploymentCondition`.
+    pub fn condition(&self, type_: &str) -> Option<&DeploymentCondition> {
+        self.conditions.iter().find(|c| c.type_ == type_)
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Deployment {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    #[serde(default, deserialize_with = "crate::objects::object")]
+    pub metadata: ObjectMeta,
+    #[serde(default, deserialize_with = "crate::objects::object")]
+    pub spec: DeploymentSpec,
+    #[serde(default, deserialize_with = "crate::objects::object")]
+    pub status: DeploymentStatus,
+}
+
+impl Deployment {
+    /// `spec.replicas`, defaulted to 1 as the API server does.
+    pub fn replicas(&self) -> i32 {
+        self.spec.replicas.unwrap_or(1)
+    }
+
+    pub fn is_rolling_update(&self) -> bool {
+        self.spec.strategy.type_ == ROLLING_UPDATE
+    }
+
+    /// D-04 `HasProgressDeadline`.
+    pub fn has_progress_deadline(&self) -> bool {
+        self.spec
+            .progress_deadline_seconds
+            .is_some_and(|s| s != UNLIMITED)
+    }
+
+    /// D-04 `HasRevisionHistoryLimit`.
+    pub fn has_revision_history_limit(&self) -> bool {
+        self.spec
+            .revision_history_limit
+            .is_some_and(|s| s != UNLIMITED)
+    }
+
+    pub fn annotation(&self, key: &str) -> Option<&str> {
+        self.metadata
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get(key))
+            .map(String::as_str)
+    }
+}
+
+/// The deployment as written back: the wire object with the annotations, the template
+/// and the status the sync holds.
+pub(crate) fn deployment_wire(d: &Wire<Deployment>) -> Value {
+    let mut wire = Value::clone(&d.wire);
+    if !wire.is_object() {
+        wire = Value::Object(Default::default());
+    }
+    set_path(
+        &mut wire,
+        &["metadata", "annotations"],
+        d.metadata
+            .annotations
+            .as_ref()
+            .map(|a| serde_json::to_value(a).unwrap_or(Value::Null)),
+    );
+    set_path(
+        &mut wire,
+        &["spec", "template"],
+        Some(d.spec.template.clone()),
+    );
+    set_path(
+        &mut wire,
+        &["status"],
+        Some(serde_json::to_value(&d.status).unwrap_or(Value::Null)),
+    );
+    wire
+}
+
+/// The ReplicaSet as written back: the wire object with the replicas, minReadySeconds
+/// and annotations the sync holds.
+pub(crate) fn replica_set_wire(rs: &Rs) -> Value {
+    let mut wire = Value::clone(&rs.wire);
+    if !wire.is_object() {
+        wire = Value::Object(Default::default());
+    }
+    set_path(
+        &mut wire,
+        &["metadata", "annotations"],
+        rs.metadata
+            .annotations
+            .as_ref()
+            .map(|a| serde_json::to_value(a).unwrap_or(Value::Null)),
+    );
+    set_path(
+        &mut wire,
+        &["spec", "replicas"],
+        rs.spec.replicas.map(Value::from),
+    );
+    set_path(
+        &mut wire,
+        &["spec", "minReadySeconds"],
+        (rs.spec.min_ready_seconds != 0).then(|| Value::from(rs.spec.min_ready_seconds)),
+    );
+    wire
+}
+
+/// Sets (or, with `None`, removes) the field at `path`, creating objects on the way.
+pub(crate) fn set_path(root: &mut Value, path: &[&str], value: Option<Value>) {
+    let Some((last, parents)) = path.split_last() else {
+        return;
+    };
+    let mut at = root;
+    for key in parents {
+        let Some(obj) = at.as_object_mut() else {
+            return;
+        };
+        let entry = obj
+            .entry(key.to_string())
+            .or_insert_with(|| Value::Object(Default::default()));
+        if !entry.is_object() {
+            *entry = Value::Object(Default::default());
+        }
+        at = entry;
+    }
+    if let Some(obj) = at.as_object_mut() {
+        match value {
+            Some(v) => {
+                obj.insert(last.to_string(), v);
+            }
+            None => {
+                obj.remove(*last);
+            }
+        }
+    }
+}
+
+/// The annotations of `meta`, created empty when absent (Go's `if m == nil { m = map }`).
+pub(crate) fn annotations_mut(meta: &mut ObjectMeta) -> &mut StringMap {
+    meta.annotations.get_or_insert_with(StringMap::new)
+}
