@@ -413,7 +413,7 @@ export function correlateEvent(
   event: EventToRecord,
   now: Time,
 ): { decision: Correlation; state: EventCorrelatorState } {
-  return parsed(raw.correlateEvent(optJson(state, "state"), json(event, "event"), json(iso(now), "now")));
+  return parsed(raw.correlateEvent(optJson(state, "state"), json(event, "event"), json(iso(now, "now"), "now")));
 }
 
 /**
@@ -430,7 +430,7 @@ export class EventCorrelator {
 
   /** Create, patch or drop `event` recorded at `now`. */
   correlate(event: EventToRecord, now: Time): Correlation {
-    return this.#raw.correlate(json(event, "event"), json(iso(now), "now")) as Correlation;
+    return this.#raw.correlate(json(event, "event"), json(iso(now, "now"), "now")) as Correlation;
   }
 
   /** The Event the server returned for a create or a patch. */

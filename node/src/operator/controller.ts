@@ -38,6 +38,9 @@ class NotLeader extends Error {
   }
 }
 
+/** How soon a sync abandoned for want of the Lease is tried again (ms). */
+const NOT_LEADER_RETRY_MS = 1000;
+
 /** client-go's broadcaster queue (`maxQueuedEvents`): events beyond it are dropped. */
 const MAX_QUEUED_EVENTS = 1000;
 /** The event source kube-controller-manager's ReplicaSet controller records as. */
@@ -197,9 +200,12 @@ export class Controller {
       } catch (e) {
         result = "error";
         if (e instanceof NotLeader) {
-          // Tried again once this process may write (if the lease is lost, the process ends).
+          // Tried again each second until this process may write again (if the lease is
+          // lost, the process ends). Not a failure of the key: a rate-limited re-add would
+          // double its backoff on every try (5 ms .. 1000 s), so a leader that reads the
+          // Lease back after some seconds without it could find keys waiting minutes.
           this.o.log.warn("sync abandoned: not the leader", { key: k, worker: id, ...this.o.leaderInfo?.() });
-          this.queue.addRateLimited(k);
+          this.queue.addAfter(k, NOT_LEADER_RETRY_MS);
         } else {
           this.o.metrics.errors.inc({ where: "sync" });
           this.o.log.error("sync failed", { key: k, worker: id, error: apiError(e).message });
