@@ -96,6 +96,8 @@ async function resettingProxy(target, resets) {
     }
     const fwd = request({ host: up.hostname, port: up.port, path: req.url, method: req.method, headers: req.headers }, (r) => {
       res.writeHead(r.statusCode ?? 502, r.headers);
+      // At once: a watch's answer has no body until an event (the operator waits for it).
+      res.flushHeaders();
       r.pipe(res);
     });
     fwd.on("error", () => res.destroy());

@@ -40,7 +40,7 @@ const CONVERGE_MS = num("SOAK_CONVERGE_SECONDS", 60) * 1000;
  */
 const LEASE_DELETES = num("SOAK_LEASE_DELETES", 0) === 1;
 const NS = "soak";
-const LEASE = ["default", "replicore-operator"];
+const LEASE = ["soak-system", "replicore-operator"];
 
 /**
  * The owners the soak drives, by kind. The operator manages ReplicaSets only; when it
@@ -213,7 +213,7 @@ test(`chaos soak: ${OWNERS} ReplicaSets x 0..${MAX_PODS} pods, two replicas, fau
   const stats = { kills: 0, takeovers: 0, leaseDeletes: 0, restarts: 0, drops: 0, closes: 0, compactions: 0, errorEvents: 0, rules: 0, latencyChanges: 0, scales: 0, rssMaxMiB: 0 };
   const start = (slot) => {
     const identity = `op-${slot}-${++generation}`;
-    const op = operator(dev.url, ["--identity", identity, "--workers", "5"], { lease: FAST_LEASE, name: identity });
+    const op = operator(dev.url, ["--identity", identity, "--workers", "5", "--lease-namespace", LEASE[0], "--lease-name", LEASE[1]], { lease: FAST_LEASE, name: identity });
     op.identity = identity;
     ops.push(op);
     live.set(slot, op);
