@@ -5,6 +5,8 @@
 // are ended by DevServer.dropWatches (and /_replicore/watches/drop); every resume from
 // an older version gets 410 Gone after DevServer.store.compact() (/_replicore/compact).
 
+import { reasonForCode } from "../status-reasons.js";
+
 export interface FaultRule {
   /** get, list, watch, create, update, patch, delete; any when absent. */
   verb?: string;
@@ -57,21 +59,8 @@ export interface RequestInfo {
   name?: string;
 }
 
-const REASONS: Record<number, string> = {
-  400: "BadRequest",
-  403: "Forbidden",
-  404: "NotFound",
-  409: "Conflict",
-  410: "Expired",
-  422: "Invalid",
-  429: "TooManyRequests",
-  500: "InternalError",
-  503: "ServiceUnavailable",
-  504: "Timeout",
-};
-
 export function reasonFor(status: number): string {
-  return REASONS[status] ?? "Unknown";
+  return reasonForCode(status);
 }
 
 export class FaultState {
