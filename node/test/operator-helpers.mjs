@@ -75,13 +75,15 @@ export const FAST_LEASE = ["--lease-duration", "6s", "--renew-deadline", "5s", "
 
 /**
  * Spawns `replicore operator --server URL --metrics-port 0 --metrics-host 127.0.0.1 …ARGS`
- * (no --server when ARGS has --kubeconfig; no --metrics-host when `metricsHost` is null);
- * collects its JSON log lines.
+ * (no --server when ARGS has --kubeconfig; no --metrics-host when `metricsHost` is null;
+ * `--kube-api-qps 0`, no client-side rate limit, unless ARGS sets one: the tests are about
+ * the controller, not about waiting 50 ms per request); collects its JSON log lines.
  */
 export function operator(url, args = [], { lease = [], name = "op", metricsHost = "127.0.0.1" } = {}) {
   const connect = args.includes("--kubeconfig") ? [] : ["--server", url];
   const host = metricsHost === null ? [] : ["--metrics-host", metricsHost];
-  const child = spawn(process.execPath, [cli, "operator", ...connect, "--metrics-port", "0", ...host, ...lease, ...args], {
+  const qps = args.includes("--kube-api-qps") ? [] : ["--kube-api-qps", "0"];
+  const child = spawn(process.execPath, [cli, "operator", ...connect, "--metrics-port", "0", ...host, ...qps, ...lease, ...args], {
     cwd: repo,
     stdio: ["ignore", "pipe", "pipe"],
   });

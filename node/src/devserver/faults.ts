@@ -1,5 +1,9 @@
 // Fault injection for the fake API server: rules that fail matching requests with a
-// status code, a pod quota that answers 403 Forbidden like a ResourceQuota, latency.
+// status code (a watch may instead be answered with an ERROR event, as kube-apiserver
+// reports an expired resourceVersion: 200, then `{"type":"ERROR","object":<410 Status>}`),
+// a pod quota that answers 403 Forbidden like a ResourceQuota, latency. Watch streams
+// are ended by DevServer.dropWatches (and /_replicore/watches/drop); every resume from
+// an older version gets 410 Gone after DevServer.store.compact() (/_replicore/compact).
 
 import { reasonForCode } from "../status-reasons.js";
 
@@ -22,6 +26,11 @@ export interface FaultRule {
   times?: number;
   /** `Retry-After` seconds for 429 (default 1). */
   retryAfterSeconds?: number;
+  /**
+   * For a watch: answer 200 and one ERROR event carrying the status (e.g. 410 Expired),
+   * then end the stream, instead of the HTTP status.
+   */
+  asWatchEvent?: boolean;
 }
 
 export interface PodQuota {
@@ -106,6 +115,7 @@ function validRule(r: FaultRule): LiveRule {
   for (const k of ["verb", "resource", "subresource", "namespace", "name", "reason", "message"] as const) {
     if (r[k] !== undefined && typeof r[k] !== "string") throw new Error(`rule.${k}: must be a string`);
   }
+  if (r.asWatchEvent !== undefined && typeof r.asWatchEvent !== "boolean") throw new Error("rule.asWatchEvent: must be a boolean");
   for (const k of ["after", "times", "retryAfterSeconds"] as const) {
     if (r[k] !== undefined && (typeof r[k] !== "number" || (r[k] as number) < 0)) throw new Error(`rule.${k}: must be a number >= 0`);
   }

@@ -248,7 +248,13 @@ export class DevServer {
     const rule = this.faults.match(info);
     if (rule) {
       if (podCreate) this.stats.podCreates.failed++;
-      throw ruleError(rule, info);
+      const err = ruleError(rule, info);
+      if (rule.asWatchEvent && verb === "watch") {
+        res.writeHead(200, { "Content-Type": "application/json", "Transfer-Encoding": "chunked" });
+        res.end(`${JSON.stringify({ type: "ERROR", object: statusBody(err.status, err.message, err.reason, err.details) })}\n`);
+        return;
+      }
+      throw err;
     }
 
     const body = method === "POST" || method === "PUT" || method === "PATCH" || method === "DELETE" ? await this.body(req) : null;
@@ -742,6 +748,8 @@ function ruleError(rule: FaultRule, info: RequestInfo): HttpError {
         ? `Operation cannot be fulfilled on ${what}: the object has been modified; please apply your changes to the latest version and try again`
         : status === 429
           ? "the server has received too many requests and has asked us to try again later"
+          : status === 410
+            ? "too old resource version (injected)"
           : `injected fault: ${status} ${reason} on ${info.verb} ${what}`);
   const headers: Record<string, string> = status === 429 ? { "Retry-After": String(rule.retryAfterSeconds ?? 1) } : {};
   return new HttpError(status, message, reason, { name: info.name, kind: info.resource }, headers);

@@ -11,6 +11,7 @@ import { Controller } from "./controller.js";
 import { clients, loadKubeConfig, parseOwner } from "./kube.js";
 import { DEFAULT_LEASE, LeaderElector } from "./leader.js";
 import { makeLogger, type Level } from "./log.js";
+import { DEFAULT_CLIENT_RATE_LIMIT, rateLimited, TokenBucket } from "./ratelimit.js";
 import { Metrics, serveOps } from "./metrics.js";
 
 export const OPERATOR_USAGE = `usage: replicore operator [options]
@@ -23,6 +24,9 @@ connection:
   --kubeconfig FILE       kubeconfig (default: $KUBECONFIG, ~/.kube/config, or in-cluster)
   --context NAME          kubeconfig context
   --server URL            an API server without credentials (the dev server)
+  --kube-api-qps Q        requests per second to the API server (default 20, as
+                          kube-controller-manager; 0 = no limit)
+  --kube-api-burst N      requests at once after a quiet spell (default 30)
 what it manages:
   --owner G/V/Kind        the owner resource (default apps/v1/ReplicaSet); a ReplicaSet-
                           shaped custom resource, e.g. replicore.dev/v1alpha1/ReplicaPool
@@ -93,6 +97,8 @@ export async function operatorCommand(args: string[]): Promise<number> {
     kubeconfig: { type: "string" },
     context: { type: "string" },
     server: { type: "string" },
+    "kube-api-qps": { type: "string" },
+    "kube-api-burst": { type: "string" },
     owner: { type: "string" },
     "owner-plural": { type: "string" },
     "burst-replicas": { type: "string" },
@@ -134,13 +140,20 @@ export async function operatorCommand(args: string[]): Promise<number> {
     const v = stringValue(p, k);
     if (v !== undefined) connect[k] = v;
   }
+  const qpsText = stringValue(p, "kube-api-qps");
+  const qps = qpsText === undefined ? DEFAULT_CLIENT_RATE_LIMIT.qps : Number(qpsText);
+  if (!Number.isFinite(qps) || qps < 0) throw usageError(`--kube-api-qps: expected a number >= 0, got '${qpsText}'`, "operator");
+  const limit = { qps, burst: count(p, "kube-api-burst", DEFAULT_CLIENT_RATE_LIMIT.burst, 1) };
   const kc = loadKubeConfig(connect);
   // Every API answer is shown to `access`: until the operator runs, a denial ends it.
   const access = new Access(kc);
   let deniedAtStart: (d: Denial) => void = () => {};
   const startDenied = new Promise<Denial>((resolve) => (deniedAtStart = resolve));
   access.onDenied = (d) => deniedAtStart(d);
-  const api = clients(kc, access);
+  // The controller's client and the leader election's, each with its own token bucket
+  // and connection pool.
+  const api = clients(rateLimited(kc, new TokenBucket(limit)), access);
+  const leaseApi = clients(rateLimited(kc, new TokenBucket(limit)), access);
   const metrics = new Metrics();
 
   process.on("unhandledRejection", (e) => {
@@ -151,7 +164,7 @@ export async function operatorCommand(args: string[]): Promise<number> {
   const elector = p.values["no-leader-elect"]
     ? undefined
     : new LeaderElector(
-        api.custom,
+        leaseApi.custom,
         {
           namespace: stringValue(p, "lease-namespace") ?? (process.env["POD_NAMESPACE"] || DEFAULT_LEASE_NAMESPACE),
           name: stringValue(p, "lease-name") ?? "replicore-operator",

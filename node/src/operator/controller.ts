@@ -6,6 +6,7 @@
 import { ApiException, type CoreV1Event, type KubernetesListObject, type V1Pod, type V1ReplicaSet } from "@kubernetes/client-node";
 import { Engine, type Correlation, type EventToRecord, type CallResult, type Completion, type Expectations, type ExpectationsChange, type Pod, type ReplicaSet, type SyncOutcome, type SyncPlan } from "./engine.js";
 import { Informer, type InformerEvent } from "./informer.js";
+import { trimPod } from "./transform.js";
 import type { Access } from "./access.js";
 import { apiError, isNotFound, patchOptions, type Clients, type OwnerResource } from "./kube.js";
 import type { Logger } from "./log.js";
@@ -36,6 +37,9 @@ class NotLeader extends Error {
     super("not the leader: stopping before any further write");
   }
 }
+
+/** How soon a sync abandoned for want of the Lease is tried again (ms). */
+const NOT_LEADER_RETRY_MS = 1000;
 
 /** client-go's broadcaster queue (`maxQueuedEvents`): events beyond it are dropped. */
 const MAX_QUEUED_EVENTS = 1000;
@@ -108,6 +112,9 @@ export class Controller {
       kc,
       path: "/api/v1/pods",
       list: () => core.listPodForAllNamespaces(),
+      // One copy of each pod, with only the fields the engine reads (whole pods with
+      // REPLICORE_NO_POD_TRANSFORM=1, for node/bench/operator.mjs's comparison).
+      ...(process.env["REPLICORE_NO_POD_TRANSFORM"] ? {} : { transform: trimPod }),
       log: this.o.log,
       onEvent: (e) => this.podEvent(e as InformerEvent<Pod>),
       onError: (err) => this.watchFailed(err, "/api/v1/pods"),
@@ -118,6 +125,9 @@ export class Controller {
     // Pods first, so the first owner syncs see them (upstream waits for both caches).
     await this.podInformer.start();
     await this.ownerInformer.start();
+    const pods = this.podInformer;
+    const owners = this.ownerInformer;
+    this.o.metrics.cacheSizes = () => ({ Pod: pods.size(), [this.o.owner.kind]: owners.size() });
     this.o.log.info("caches synced", { owners: this.engine.ownerKeys().length });
   }
 
@@ -191,9 +201,12 @@ export class Controller {
       } catch (e) {
         result = "error";
         if (e instanceof NotLeader) {
-          // Tried again once this process may write (if the lease is lost, the process ends).
+          // Tried again each second until this process may write again (if the lease is
+          // lost, the process ends). Not a failure of the key: a rate-limited re-add would
+          // double its backoff on every try (5 ms .. 1000 s), so a leader that reads the
+          // Lease back after some seconds without it could find keys waiting minutes.
           this.o.log.warn("sync abandoned: not the leader", { key: k, worker: id, ...this.o.leaderInfo?.() });
-          this.queue.addRateLimited(k);
+          this.queue.addAfter(k, NOT_LEADER_RETRY_MS);
         } else {
           this.o.metrics.errors.inc({ where: "sync" });
           this.o.log.error("sync failed", { key: k, worker: id, error: apiError(e).message });

@@ -22,6 +22,11 @@ export interface InformerOptions<T extends KubernetesObject> {
   minBackoffMs?: number;
   maxBackoffMs?: number;
   onError?: (err: unknown) => void;
+  /**
+   * Applied to every listed and watched object before it is cached or handed on (as
+   * client-go's SetTransform): the informer then keeps only what it returns.
+   */
+  transform?: (o: T) => T;
   /** A list and its watch were both answered without an error (the watch is open). */
   onWatching?: () => void;
 }
@@ -44,7 +49,15 @@ export class Informer<T extends KubernetesObject> {
   constructor(private readonly o: InformerOptions<T>) {
     this.backoff = o.minBackoffMs ?? 200;
     this.firstSync = new Promise((r) => (this.resolveFirst = r));
-    this.lw = new ListWatch<T>(o.path, new Watch(o.kc), () => this.listed(), false);
+    const watch = new Watch(o.kc);
+    const t = o.transform;
+    const source = t
+      ? ({
+          watch: (path: string, query: Record<string, string | number | boolean | undefined>, cb: (phase: string, obj: T, raw: unknown) => void, done: (err: unknown) => void) =>
+            watch.watch(path, query, (phase: string, obj: T) => cb(phase, phase === "ERROR" || phase === "BOOKMARK" ? obj : t(obj), undefined), done),
+        } as unknown as Watch)
+      : watch;
+    this.lw = new ListWatch<T>(o.path, source, () => this.listed(), false);
     this.lw.on("add", (obj) => this.deliver(obj, false));
     this.lw.on("update", (obj) => this.deliver(obj, false));
     this.lw.on("delete", (obj) => this.deliver(obj, true));
@@ -54,6 +67,7 @@ export class Informer<T extends KubernetesObject> {
 
   private async listed(): Promise<KubernetesListObject<T>> {
     const list = await this.o.list();
+    if (this.o.transform) list.items = list.items.map(this.o.transform);
     this.o.log.info("listed", { informer: this.o.name, items: list.items.length, resourceVersion: list.metadata?.resourceVersion });
     // ListWatch delivers the listed items synchronously once this resolves: synced after that.
     setImmediate(() => {
@@ -123,6 +137,11 @@ export class Informer<T extends KubernetesObject> {
     const first = this.run();
     await this.firstSync;
     await first;
+  }
+
+  /** Objects in the cache. */
+  size(): number {
+    return this.last.size;
   }
 
   hasSynced(): boolean {

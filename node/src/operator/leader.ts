@@ -7,7 +7,11 @@
 // - the leader renews every retryPeriod; if no renewal has succeeded for renewDeadline
 //   (< leaseDuration) it stops leading, so it stops before anyone else may start;
 // - every update is a PUT with the record's resourceVersion: two candidates cannot both win;
-// - release() (graceful shutdown) empties holderIdentity so a successor need not wait.
+// - release() (graceful shutdown) empties holderIdentity so a successor need not wait;
+// - a leader that reads the Lease held by another identity (the Lease deleted and
+//   re-created by a candidate, or overwritten) stops writing at once, not only when its
+//   renew deadline passes (client-go keeps acting until then); it leads again only if
+//   a later renewal of its own succeeds.
 
 import type { CustomObjectsApi } from "@kubernetes/client-node";
 import { apiError, isConflict, isNotFound } from "./kube.js";
@@ -49,6 +53,8 @@ export class LeaderElector {
   private observedAt = 0;
   private lastRenew = 0;
   private leading = false;
+  /** The last read of the Lease showed another holder. */
+  private supplanted = false;
   private stopped = false;
   private current: LeaseRecord | undefined;
   private inFlight: Promise<void> = Promise.resolve();
@@ -71,7 +77,7 @@ export class LeaderElector {
 
   isLeader(): boolean {
     // Never act on a lease that may have expired for the others.
-    return this.leading && performance.now() - this.lastRenew < this.o.renewDeadlineMs;
+    return this.leading && !this.supplanted && performance.now() - this.lastRenew < this.o.renewDeadlineMs;
   }
 
   /**
@@ -196,6 +202,7 @@ export class LeaderElector {
         this.current = (await this.api.createNamespacedCustomObject({ ...this.ref(), body })) as LeaseRecord;
         this.observe(this.current);
         this.lastRenew = sent;
+        this.supplanted = false;
         return true;
       } catch (e2) {
         if (isNotFound(e2)) {
@@ -212,6 +219,10 @@ export class LeaderElector {
     }
     const holder = existing.spec?.holderIdentity ?? "";
     const iHold = holder === this.o.identity;
+    if (this.leading && holder !== "" && !iHold && !this.supplanted) {
+      this.supplanted = true;
+      this.log.warn("leader election: the Lease is held by another identity; no further writes", { holder });
+    }
     const durationMs = (existing.spec?.leaseDurationSeconds ?? 0) * 1000;
     if (holder !== "" && !iHold && performance.now() < this.observedAt + durationMs) return false;
     const body: LeaseRecord = {
@@ -226,6 +237,7 @@ export class LeaderElector {
       this.current = (await this.api.replaceNamespacedCustomObject({ ...this.ref(), name: this.o.name, body })) as LeaseRecord;
       this.observe(this.current);
       this.lastRenew = sent;
+      this.supplanted = false;
       return true;
     } catch (e) {
       if (!isConflict(e)) this.log.warn("leader election: cannot update the lease", { error: apiError(e).message });

@@ -3,6 +3,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { wasmMemoryBytes } from "../node.js";
 
 export class Metrics {
   readonly registry = new Registry();
@@ -10,7 +11,7 @@ export class Metrics {
     name: "replicore_sync_duration_seconds",
     help: "Duration of one sync of an owner (plan, API calls, status write)",
     labelNames: ["result"] as const,
-    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [this.registry],
   });
   readonly queueDepth = new Gauge({ name: "replicore_workqueue_depth", help: "Keys waiting in the work queue", registers: [this.registry] });
@@ -24,6 +25,28 @@ export class Metrics {
     registers: [this.registry],
   });
   readonly leader = new Gauge({ name: "replicore_leader", help: "1 while this process holds the lease", registers: [this.registry] });
+  readonly wasmMemory = new Gauge({
+    name: "replicore_wasm_memory_bytes",
+    help: "The engine's wasm linear memory (grows with the stored owners and pods, never shrinks)",
+    registers: [this.registry],
+    collect() {
+      this.set(wasmMemoryBytes());
+    },
+  });
+  /** Set by the controller once its informers exist. */
+  cacheSizes: () => Record<string, number> = () => ({});
+  readonly cached = (() => {
+    const sizes = (): Record<string, number> => this.cacheSizes();
+    return new Gauge({
+      name: "replicore_informer_objects",
+      help: "Objects in the informers' caches",
+      labelNames: ["informer"] as const,
+      registers: [this.registry],
+      collect() {
+        for (const [informer, n] of Object.entries(sizes())) this.set({ informer }, n);
+      },
+    });
+  })();
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -49,6 +72,15 @@ export async function serveOps(metrics: Metrics, port: number, host: string, hea
           res.end(String(e));
         },
       );
+      return;
+    }
+    const gc = (globalThis as { gc?: () => void }).gc;
+    if (path === "/debug/gc" && typeof gc === "function") {
+      // Only when node runs with --expose-gc (node/bench/operator.mjs): a full collection,
+      // then what is left (the live heap, the wasm memory).
+      gc();
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ ...process.memoryUsage(), wasmMemory: wasmMemoryBytes() }));
       return;
     }
     if (path === "/healthz" || path === "/readyz") {
