@@ -8,7 +8,7 @@
 //
 // Sizes are pods owned by the ReplicaSet; every input also holds 300 pods it does not
 // match. Plans scale the ReplicaSet to half its pods (a delete plan of 500 victims).
-import { plan, planJson, rankPods, Store } from "replicore";
+import { explainReport, plan, planJson, rankPods, Store } from "replicore";
 import { NOW, activeOwned, label, loadBase, owner, podsOfSize } from "./data.mjs";
 import { line, measure } from "./measure.mjs";
 
@@ -27,7 +27,43 @@ function bench(name, f, opts) {
   log(line(name, r));
 }
 
+// The rollout forecast of a 1,000-replica 25%/25% Deployment (10 s start-up), the
+// snapshot of the native `forecast/1000_replicas` bench, through `explainReport` (which
+// also explains the Deployment and its ReplicaSet: an upper bound on the forecast alone).
+function forecastSnapshot() {
+  const template = (image, hash) => ({
+    metadata: { labels: hash ? { app: "web", "pod-template-hash": hash } : { app: "web" } },
+    spec: { containers: [{ name: "web", image }] },
+  });
+  const owner = { apiVersion: "apps/v1", kind: "Deployment", name: "web", uid: "d-uid", controller: true, blockOwnerDeletion: true };
+  const old = template("web:v1", "old1");
+  return JSON.stringify({
+    kind: "List",
+    items: [
+      {
+        kind: "Deployment", apiVersion: "apps/v1",
+        metadata: { name: "web", namespace: "default", uid: "d-uid", generation: 2, annotations: { "deployment.kubernetes.io/revision": "1" } },
+        spec: { replicas: 1000, selector: { matchLabels: { app: "web" } }, template: template("web:v2"), strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: "25%", maxUnavailable: "25%" } }, progressDeadlineSeconds: 600 },
+        status: { observedGeneration: 1, replicas: 1000, updatedReplicas: 1000, availableReplicas: 1000 },
+      },
+      {
+        kind: "ReplicaSet", apiVersion: "apps/v1",
+        metadata: { name: "web-old1", namespace: "default", uid: "rs-old1", generation: 1, creationTimestamp: "2026-11-20T00:00:00Z", labels: old.metadata.labels, annotations: { "deployment.kubernetes.io/revision": "1" }, ownerReferences: [owner] },
+        spec: { replicas: 1000, selector: { matchLabels: old.metadata.labels }, template: old },
+        status: { replicas: 1000, readyReplicas: 1000, availableReplicas: 1000 },
+      },
+    ],
+  });
+}
+
 log(`replicore wasm benchmarks (Node ${process.version}); sizes = owned pods (+300 unmatched)`);
+if (wanted("forecast(explainReport)/1000_replicas")) {
+  const snapshot = forecastSnapshot();
+  const options = { now: "2026-11-24T01:00:00Z", forecast: {} };
+  const done = explainReport(snapshot, options);
+  if (done.forecasts?.[0]?.end?.kind !== "complete") throw new Error(`the bench's rollout does not complete: ${JSON.stringify(done.forecasts?.[0]?.end)}`);
+  bench("forecast(explainReport)/1000_replicas", () => explainReport(snapshot, options), { runs: 30 });
+}
 for (const n of [1_000, 10_000]) {
   const needs = (prefix) => wanted(`${prefix}/${label(n)}`);
   if (!["rankPods", "plan(objects)", "planJson(text)", "store.planFor", "store.upsertPod", "store.upsertPodJson"].some(needs)) continue;
