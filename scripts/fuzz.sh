@@ -16,8 +16,8 @@ export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target/fuzz}
 
 # Seed corpora: the recorded sync and deployment-sync inputs, and explain lists made
 # from the sync inputs.
-if [ ! -d "${CORPUS}/sync_input" ]; then
-  mkdir -p "${CORPUS}/sync_input" "${CORPUS}/explain_bytes" "${CORPUS}/store_ops" "${CORPUS}/deployment_sync"
+for t in "${TARGETS[@]}"; do mkdir -p "${CORPUS}/$t"; done
+if [ ! -f "${CORPUS}/.seeded" ]; then
   python3 - "${CORPUS}" <<'PY'
 import gzip, json, sys, os
 out = sys.argv[1]
@@ -34,6 +34,7 @@ for i, c in enumerate(json.load(gzip.open("tests/conformance/vectors/deployment/
     with open(os.path.join(out, "deployment_sync", f"v{i:04}"), "w") as f:
         json.dump(c["input"], f)
 PY
+  touch "${CORPUS}/.seeded"
 fi
 
 # The engine is safe Rust (forbid(unsafe_code)): a panic is the failure to find, so the
@@ -50,7 +51,7 @@ status=0
 for t in "${TARGETS[@]}"; do
   log=$(mktemp)
   if cargo +nightly fuzz run "${FUZZ_FLAGS[@]}" "$t" "../${CORPUS}/$t" -- \
-      -max_total_time="${SECONDS_PER_TARGET}" -workers=1 -jobs=1 -rss_limit_mb=2048 \
+      -max_total_time="${SECONDS_PER_TARGET}" -rss_limit_mb=2048 \
       -print_final_stats=1 >"$log" 2>&1; then
     crashed=0
   else
