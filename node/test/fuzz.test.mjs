@@ -146,6 +146,7 @@ test("10,000 random calls over every export answer with a value or a ReplicoreEr
     manageAfterClaims: () => replicore.manageAfterClaims(planArg(), arg({ results: [], liveOwner: { found: owner } })),
     complete: () => replicore.complete(planArg(), arg({ creates: [], deletes: [] })),
     completeInput: () => replicore.completeInput(arg(input), arg({ creates: [] }), arg(undefined)),
+    abandonedExpectations: () => replicore.abandonedExpectations(arg(pick([() => replicore.plan(scaleUp).manage, () => replicore.plan(input).manage])()), arg([{ result: "ok" }])),
     nextBatch: () => replicore.nextBatch(arg({ count: 3, batches: [1, 2] }), arg([{ result: "ok" }])),
     rankPods: () => replicore.rankPods(arg(pods), arg({ now: NOW })),
     explain: () => replicore.explain(arg(list), arg({ now: NOW })),
