@@ -6,14 +6,10 @@
 //! kubectl get rs,pods -n shop -o json | cargo run -p replicore --example explain -- -f - --replicas 3
 //! ```
 
-use std::fmt::Write as _;
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
-use replicore::explain::{
-    explain_json, ExplainOptions, Explanation, OwnerExplanation, SyncAction, VictimExplanation,
-};
-use replicore::sync::{Halt, Idle};
+use replicore::explain::{explain_json, report_text, ExplainOptions};
 use replicore::{Error, Time};
 
 const USAGE: &str = "usage: explain [-f FILE|-] [--replicas N] [--rs NAME] [--now RFC3339] [--json]
@@ -74,7 +70,7 @@ fn run() -> Result<(), Failure> {
             .map_err(|e| Failure::Run(format!("cannot write JSON: {e}")))?;
         emit(&format!("{text}\n"))
     } else {
-        emit(&report(&explanation))
+        emit(&report_text(&explanation))
     }
 }
 
@@ -190,208 +186,5 @@ fn emit(text: &str) -> Result<(), Failure> {
             Err(Failure::Run(format!("cannot write to stdout: {e}")))
         }
         _ => Ok(()),
-    }
-}
-
-// ---------------------------------------------------------------------------------------
-// The plain-text report
-
-fn report(x: &Explanation) -> String {
-    let mut s = String::new();
-    let ignored = match x.ignored {
-        0 => String::new(),
-        1 => ", 1 other object ignored".into(),
-        n => format!(", {n} other objects ignored"),
-    };
-    let _ = writeln!(
-        s,
-        "{} at {}{ignored}",
-        plural(x.replica_sets, "ReplicaSet") + ", " + &plural(x.pods, "pod"),
-        x.now
-    );
-    for owner in &x.owners {
-        s.push('\n');
-        owner_report(&mut s, owner, x.now);
-    }
-    s
-}
-
-fn owner_report(s: &mut String, o: &OwnerExplanation, now: Time) {
-    let mut about = Vec::new();
-    if let Some(c) = &o.controller {
-        about.push(format!("owned by {c}"));
-    }
-    about.push(format!("selector {}", o.selector));
-    if o.min_ready_seconds > 0 {
-        about.push(format!("minReadySeconds {}", o.min_ready_seconds));
-    }
-    let _ = writeln!(s, "{}/{}  ({})", o.namespace, o.name, about.join(", "));
-    let p = &o.pods;
-    let _ = writeln!(
-        s,
-        "  pods      desired {}, active {}, ready {}, available {}, terminating {}",
-        o.desired, p.active, p.ready, p.available, p.terminating
-    );
-    if let Some(halt) = &o.halt {
-        let why = match halt {
-            Halt::InvalidSelector { message } => message.clone(),
-            Halt::StaleCache => "the cache has not seen this owner's writes yet".into(),
-        };
-        let _ = writeln!(s, "  halted    {why}");
-    }
-    if !o.adopt.is_empty() {
-        let _ = writeln!(s, "  adopt     {}", o.adopt.join(", "));
-    }
-    if !o.release.is_empty() {
-        let _ = writeln!(s, "  release   {}", o.release.join(", "));
-    }
-    match &o.sync {
-        SyncAction::Nothing { why } => {
-            let why = match why {
-                Idle::InSync => format!("in sync ({} active, {} desired)", p.active, o.desired),
-                Idle::ExpectationsPending => {
-                    "earlier creates or deletes are not yet observed".into()
-                }
-                Idle::OwnerTerminating => "the ReplicaSet is being deleted".into(),
-                Idle::ClaimFailed => "a claim failed".into(),
-                Idle::Halted => "the sync halts".into(),
-            };
-            let _ = writeln!(s, "  sync      nothing: {why}");
-        }
-        SyncAction::Create {
-            count,
-            batches,
-            refused,
-        } => {
-            let batches: Vec<String> = batches.iter().map(usize::to_string).collect();
-            let _ = writeln!(
-                s,
-                "  sync      create {} in slow-start batches {}",
-                plural(*count, "pod"),
-                batches.join(", ")
-            );
-            if let Some(why) = refused {
-                let _ = writeln!(s, "            but every create fails: {why}");
-            }
-        }
-        SyncAction::Delete { victims } => {
-            let _ = writeln!(
-                s,
-                "  sync      delete {} ({} active, {} desired), first to go first:",
-                plural(victims.len(), "pod"),
-                p.active,
-                o.desired
-            );
-            s.push_str(&victims_table(victims, now));
-        }
-    }
-    if let Some(down) = &o.scale_down {
-        if down.victims.is_empty() {
-            let _ = writeln!(
-                s,
-                "  scale to {}: nothing would be deleted ({} active)",
-                down.replicas, down.active
-            );
-        } else {
-            let when = if down.burst < down.victims.len() {
-                format!("{} in the first sync, the rest in later ones", down.burst)
-            } else {
-                "all in the first sync".into()
-            };
-            let _ = writeln!(
-                s,
-                "  scale to {}: {} of {} pods would go, first to go first ({when}):",
-                down.replicas,
-                down.victims.len(),
-                down.active
-            );
-            s.push_str(&victims_table(&down.victims, now));
-        }
-    }
-}
-
-fn victims_table(victims: &[VictimExplanation], now: Time) -> String {
-    let header = [
-        "#",
-        "POD",
-        "NODE",
-        "PHASE",
-        "READY",
-        "COST",
-        "CO-LOCATED",
-        "RESTARTS",
-        "WHY BEFORE THE NEXT",
-    ];
-    let right = [true, false, false, false, false, true, true, true, false];
-    let mut rows = vec![header.map(str::to_owned).to_vec()];
-    for v in victims {
-        let f = &v.facts;
-        let ready = match (f.ready, v.ready_since) {
-            (false, _) => "no".to_owned(),
-            (true, Some(t)) => format!("yes, {}", age(now, t)),
-            (true, None) => "yes".to_owned(),
-        };
-        rows.push(vec![
-            v.position.to_string(),
-            v.name.clone(),
-            if f.node.is_empty() {
-                "<none>".into()
-            } else {
-                f.node.clone()
-            },
-            if f.phase.is_empty() {
-                "<none>".into()
-            } else {
-                f.phase.clone()
-            },
-            ready,
-            f.deletion_cost.to_string(),
-            f.colocated.to_string(),
-            (f.restarts + f.sidecar_restarts).to_string(),
-            v.rule_text.unwrap_or("(last)").to_owned(),
-        ]);
-    }
-    let widths: Vec<usize> = (0..header.len())
-        .map(|c| {
-            rows.iter()
-                .filter_map(|r| r.get(c))
-                .map(|cell| cell.chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for row in &rows {
-        let mut line = String::from("    ");
-        for ((cell, width), right) in row.iter().zip(&widths).zip(right) {
-            if right {
-                let _ = write!(line, "{cell:>width$}  ");
-            } else {
-                let _ = write!(line, "{cell:<width$}  ");
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
-}
-
-/// `5s`, `12m`, `26h`, `6d`: how long ago `t` was.
-fn age(now: Time, t: Time) -> String {
-    let secs = now.since(t).as_nanos() / 1_000_000_000;
-    match secs {
-        s if s < 0 => "in the future".into(),
-        s if s < 120 => format!("{s}s"),
-        s if s < 120 * 60 => format!("{}m", s / 60),
-        s if s < 48 * 3600 => format!("{}h", s / 3600),
-        s => format!("{}d", s / 86_400),
-    }
-}
-
-fn plural(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
     }
 }

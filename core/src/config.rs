@@ -58,6 +58,15 @@ pub struct FeatureGates {
     pub stale_controller_consistency_replica_set: bool,
 }
 
+impl FeatureGates {
+    /// R-81, S-8: whether terminating pods are counted for an owner of `kind`: behind
+    /// the DeploymentReplicaSetTerminatingReplicas gate, and never for a
+    /// ReplicationController. The one test for sync, status and explain.
+    pub fn counts_terminating(&self, kind: &OwnerKind) -> bool {
+        self.deployment_replica_set_terminating_replicas && kind.reports_terminating_replicas()
+    }
+}
+
 impl Default for FeatureGates {
     fn default() -> Self {
         FeatureGates::for_version(1, 36)

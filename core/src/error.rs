@@ -214,3 +214,16 @@ pub fn cap_quotes(message: &str) -> String {
     }
     out
 }
+
+/// A JSON value's type in an error message's words (`a string`, `an object`, …).
+pub(crate) fn json_type(v: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

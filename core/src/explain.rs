@@ -24,6 +24,7 @@
 //! ```
 
 use std::collections::HashMap;
+use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -31,7 +32,7 @@ use serde_json::Value;
 use crate::claim::ClaimKind;
 use crate::config::Config;
 use crate::digest::Pods;
-use crate::error::{join_path, Error, Result};
+use crate::error::{join_path, json_type, Error, Result};
 use crate::expectations::Expectations;
 use crate::input::{self, SyncInput};
 use crate::model::{ObjectList, Pod, ReplicaSet};
@@ -119,7 +120,7 @@ pub struct PodCounts {
     pub ready: usize,
     /// Ready for at least `minReadySeconds` at `now` (R-03).
     pub available: usize,
-    /// Owned and being deleted (R-06, R-34).
+    /// Owned and being deleted (R-06, R-34); 0 when the status would not count them (R-81).
     pub terminating: usize,
 }
 
@@ -192,8 +193,13 @@ pub fn explain(items: &[Value], options: &ExplainOptions) -> Result<Explanation>
 /// `ReplicaSetList`), an array of Lists and objects, or a single ReplicaSet or Pod.
 /// Errors name the JSON path, e.g. `items[3].status.conditions[0].lastTransitionTime`.
 pub fn explain_json(bytes: &[u8], options: &ExplainOptions) -> Result<Explanation> {
+    let items = items_json(bytes, &options.config.owner_kind.kind)?;
+    explain_items(items, options)
+}
+
+/// The items of [`explain_json`]'s input forms, each with its JSON path.
+fn items_json(bytes: &[u8], owner_kind: &str) -> Result<Vec<(String, Value)>> {
     let root: Value = input::parse_json(bytes)?;
-    let owner_kind = options.config.owner_kind.kind.as_str();
     let mut items = Vec::new();
     match root {
         Value::Array(docs) => {
@@ -203,7 +209,14 @@ pub fn explain_json(bytes: &[u8], options: &ExplainOptions) -> Result<Explanatio
         }
         doc => document(String::new(), doc, Some(owner_kind), &mut items)?,
     }
-    explain_items(items, options)
+    Ok(items)
+}
+
+/// The owners (of `owner_kind`) and pods of a snapshot in [`explain_json`]'s input forms,
+/// checked as `explain` checks them (for [`crate::facts::pod_facts_json`]).
+pub(crate) fn snapshot_json(bytes: &[u8], owner_kind: &str) -> Result<(Vec<ReplicaSet>, Pods)> {
+    let snap = Snapshot::parse(items_json(bytes, owner_kind)?, owner_kind)?;
+    Ok((snap.owners, snap.pods))
 }
 
 /// One top-level document: a List contributes its items, an object itself. `alone`: the
@@ -465,8 +478,13 @@ fn explain_owner(input: &SyncInput, options: &ExplainOptions) -> Result<OwnerExp
     })
 }
 
-/// Terminating pods the owner controls and selects (R-06, R-34), whatever the gate.
+/// Terminating pods the owner controls and selects (R-06, R-34), counted as the status
+/// counts them (R-81): 0 when the DeploymentReplicaSetTerminatingReplicas gate is off or
+/// the owner is a ReplicationController.
 fn terminating(input: &SyncInput, config: &Config, selector: Option<&Selector>) -> usize {
+    if !config.feature_gates.counts_terminating(&config.owner_kind) {
+        return 0;
+    }
     let Some(s) = selector else { return 0 };
     owner::pods_of_owner(&input.owner, &config.owner_kind, &input.pods)
         .iter()
@@ -519,17 +537,6 @@ fn victim(
     }
 }
 
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 /// The owners (of kind `owner_kind`) and pods of a `kubectl get rs,pods -o json` List
 /// value, checked as `explain` checks them (the simulator's import).
 pub fn snapshot_of(list: Value, owner_kind: &str) -> Result<(Vec<ReplicaSet>, Vec<Pod>)> {
@@ -544,4 +551,210 @@ pub fn snapshot_of(list: Value, owner_kind: &str) -> Result<(Vec<ReplicaSet>, Ve
     }
     let snap = Snapshot::parse(items, owner_kind)?;
     Ok((snap.owners, snap.pods.into_vec()))
+}
+
+// ---------------------------------------------------------------------------------------
+// The plain-text report: what `replicore explain` and examples/explain.rs print
+
+/// The plain-text report of an explanation: a header line, then per ReplicaSet its pods,
+/// what a sync would do now and the scale-down preview, victims as a table. The one text
+/// the CLI (through wasm, `explainText`) and `examples/explain.rs` print.
+pub fn report_text(x: &Explanation) -> String {
+    let mut s = String::new();
+    let ignored = match x.ignored {
+        0 => String::new(),
+        1 => ", 1 other object ignored".into(),
+        n => format!(", {n} other objects ignored"),
+    };
+    let _ = writeln!(
+        s,
+        "{} at {}{ignored}",
+        plural(x.replica_sets, "ReplicaSet") + ", " + &plural(x.pods, "pod"),
+        x.now
+    );
+    for owner in &x.owners {
+        s.push('\n');
+        owner_report(&mut s, owner, x.now);
+    }
+    s
+}
+
+fn owner_report(s: &mut String, o: &OwnerExplanation, now: Time) {
+    let mut about = Vec::new();
+    if let Some(c) = &o.controller {
+        about.push(format!("owned by {c}"));
+    }
+    about.push(format!("selector {}", o.selector));
+    if o.min_ready_seconds > 0 {
+        about.push(format!("minReadySeconds {}", o.min_ready_seconds));
+    }
+    let _ = writeln!(s, "{}/{}  ({})", o.namespace, o.name, about.join(", "));
+    let p = &o.pods;
+    let _ = writeln!(
+        s,
+        "  pods      desired {}, active {}, ready {}, available {}, terminating {}",
+        o.desired, p.active, p.ready, p.available, p.terminating
+    );
+    if let Some(halt) = &o.halt {
+        let why = match halt {
+            Halt::InvalidSelector { message } => message.clone(),
+            Halt::StaleCache => "the cache has not seen this owner's writes yet".into(),
+        };
+        let _ = writeln!(s, "  halted    {why}");
+    }
+    if !o.adopt.is_empty() {
+        let _ = writeln!(s, "  adopt     {}", o.adopt.join(", "));
+    }
+    if !o.release.is_empty() {
+        let _ = writeln!(s, "  release   {}", o.release.join(", "));
+    }
+    match &o.sync {
+        SyncAction::Nothing { why } => {
+            let why = match why {
+                Idle::InSync => format!("in sync ({} active, {} desired)", p.active, o.desired),
+                Idle::ExpectationsPending => {
+                    "earlier creates or deletes are not yet observed".into()
+                }
+                Idle::OwnerTerminating => "the ReplicaSet is being deleted".into(),
+                Idle::ClaimFailed => "a claim failed".into(),
+                Idle::Halted => "the sync halts".into(),
+            };
+            let _ = writeln!(s, "  sync      nothing: {why}");
+        }
+        SyncAction::Create {
+            count,
+            batches,
+            refused,
+        } => {
+            let batches: Vec<String> = batches.iter().map(usize::to_string).collect();
+            let _ = writeln!(
+                s,
+                "  sync      create {} in slow-start batches {}",
+                plural(*count, "pod"),
+                batches.join(", ")
+            );
+            if let Some(why) = refused {
+                let _ = writeln!(s, "            but every create fails: {why}");
+            }
+        }
+        SyncAction::Delete { victims } => {
+            let _ = writeln!(
+                s,
+                "  sync      delete {} ({} active, {} desired), first to go first:",
+                plural(victims.len(), "pod"),
+                p.active,
+                o.desired
+            );
+            s.push_str(&victims_table(victims, now));
+        }
+    }
+    if let Some(down) = &o.scale_down {
+        if down.victims.is_empty() {
+            let _ = writeln!(
+                s,
+                "  scale to {}: nothing would be deleted ({} active)",
+                down.replicas, down.active
+            );
+        } else {
+            let when = if down.burst < down.victims.len() {
+                format!("{} in the first sync, the rest in later ones", down.burst)
+            } else {
+                "all in the first sync".into()
+            };
+            let _ = writeln!(
+                s,
+                "  scale to {}: {} of {} pods would go, first to go first ({when}):",
+                down.replicas,
+                down.victims.len(),
+                down.active
+            );
+            s.push_str(&victims_table(&down.victims, now));
+        }
+    }
+}
+
+fn victims_table(victims: &[VictimExplanation], now: Time) -> String {
+    let header = [
+        "#",
+        "POD",
+        "NODE",
+        "PHASE",
+        "READY",
+        "COST",
+        "CO-LOCATED",
+        "RESTARTS",
+        "WHY BEFORE THE NEXT",
+    ];
+    let right = [true, false, false, false, false, true, true, true, false];
+    let mut rows = vec![header.map(str::to_owned).to_vec()];
+    for v in victims {
+        let f = &v.facts;
+        let ready = match (f.ready, v.ready_since) {
+            (false, _) => "no".to_owned(),
+            (true, Some(t)) => format!("yes, {}", age(now, t)),
+            (true, None) => "yes".to_owned(),
+        };
+        rows.push(vec![
+            v.position.to_string(),
+            v.name.clone(),
+            if f.node.is_empty() {
+                "<none>".into()
+            } else {
+                f.node.clone()
+            },
+            if f.phase.is_empty() {
+                "<none>".into()
+            } else {
+                f.phase.clone()
+            },
+            ready,
+            f.deletion_cost.to_string(),
+            f.colocated.to_string(),
+            f.restarts.saturating_add(f.sidecar_restarts).to_string(),
+            v.rule_text.unwrap_or("(last)").to_owned(),
+        ]);
+    }
+    let widths: Vec<usize> = (0..header.len())
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|cell| cell.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for row in &rows {
+        let mut line = String::from("    ");
+        for ((cell, width), right) in row.iter().zip(&widths).zip(right) {
+            if right {
+                let _ = write!(line, "{cell:>width$}  ");
+            } else {
+                let _ = write!(line, "{cell:<width$}  ");
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// `5s`, `12m`, `26h`, `6d`: how long ago `t` was.
+fn age(now: Time, t: Time) -> String {
+    let secs = now.since(t).as_nanos().div_euclid(1_000_000_000);
+    match secs {
+        s if s < 0 => "in the future".into(),
+        s if s < 120 => format!("{s}s"),
+        s if s < 120 * 60 => format!("{}m", s / 60),
+        s if s < 48 * 3600 => format!("{}h", s / 3600),
+        s => format!("{}d", s / 86_400),
+    }
+}
+
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }

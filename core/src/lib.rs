@@ -59,6 +59,7 @@ pub mod event_correlation;
 pub mod events;
 pub mod expectations;
 pub mod explain;
+pub mod facts;
 mod fxhash;
 pub mod input;
 mod jsonpath;

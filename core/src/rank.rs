@@ -74,6 +74,23 @@ pub enum RankRule {
 }
 
 impl RankRule {
+    /// Every rule, in the order the comparator tries them.
+    pub const ALL: [RankRule; 13] = [
+        RankRule::Unassigned,
+        RankRule::Phase,
+        RankRule::Readiness,
+        RankRule::DeletionCost,
+        RankRule::CoLocation,
+        RankRule::ReadyTime,
+        RankRule::ReadyTimeUid,
+        RankRule::Restarts,
+        RankRule::SidecarRestarts,
+        RankRule::CreationTime,
+        RankRule::CreationTimeUid,
+        RankRule::TieBreak,
+        RankRule::Intransitive,
+    ];
+
     /// A short human explanation.
     pub fn describe(self) -> &'static str {
         match self {

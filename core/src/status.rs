@@ -116,9 +116,10 @@ pub(crate) fn finish(
     status.ready_replicas = ready as i32;
     status.available_replicas = available as i32;
     //
-    status.terminating_replicas = (ctx.gates.deployment_replica_set_terminating_replicas
-        && ctx.owner_kind.reports_terminating_replicas())
-    .then_some(terminating as i32);
+    status.terminating_replicas = ctx
+        .gates
+        .counts_terminating(ctx.owner_kind)
+        .then_some(terminating as i32);
 
     //
     let has_failure = status

@@ -318,11 +318,7 @@ pub(crate) fn plan_view(input: SyncView<'_>, config: &Config) -> Result<SyncPlan
     plan.needs_owner_recheck = !adopt.is_empty();
     plan.owned = claimed.len();
     // S-8
-    let terminating = if config
-        .feature_gates
-        .deployment_replica_set_terminating_replicas
-        && config.owner_kind.reports_terminating_replicas()
-    {
+    let terminating = if config.feature_gates.counts_terminating(&config.owner_kind) {
         // The owner's own pods: their controller reference carries its UID.
         candidates
             .iter()

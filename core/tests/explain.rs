@@ -572,3 +572,82 @@ fn the_owner_kind_of_the_config_picks_the_owners() {
     assert_eq!(rc.adopt, vec!["api-5d8c7b-8kq2p".to_owned()]);
     assert_eq!(rc.pods.terminating, 0);
 }
+
+#[test]
+fn terminating_pods_are_counted_only_behind_the_gate_as_the_status_counts_them() {
+    // with DeploymentReplicaSetTerminatingReplicas off, the status reports no
+    // terminating count and sync counts none, so explain shows 0 too (the cluster's api
+    // ReplicaSet has one terminating pod, counted with the gate on).
+    let on = explain_cluster(&options());
+    assert_eq!(owner_named(&on, API).pods.terminating, 1);
+    let off = ExplainOptions {
+        config: Config {
+            feature_gates: FeatureGates {
+                deployment_replica_set_terminating_replicas: false,
+                ..FeatureGates::default()
+            },
+            ..Config::default()
+        },
+        ..options()
+    };
+    let x = explain_cluster(&off);
+    assert_eq!(owner_named(&x, API).pods.terminating, 0);
+}
+
+#[test]
+fn pod_facts_read_pods_as_the_rules_do() {
+    use replicore::facts::pod_facts_json;
+    let rs = |name: &str, uid: &str| {
+        json!({"kind": "ReplicaSet", "apiVersion": "apps/v1",
+            "metadata": {"name": name, "namespace": "ns", "uid": uid},
+            "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "a"}},
+                "template": {"metadata": {"labels": {"app": "a"}}}}})
+    };
+    let pod = |name: &str, owner_uid: &str, extra: Value| {
+        let mut p = json!({"kind": "Pod", "apiVersion": "v1",
+            "metadata": {"name": name, "namespace": "ns", "uid": format!("uid-{name}"),
+                "labels": {"app": "a"},
+                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web",
+                    "uid": owner_uid, "controller": true}]},
+            "spec": {"nodeName": "n1"},
+            "status": {"phase": "Running"}});
+        if let (Some(p), Value::Object(extra)) = (p.as_object_mut(), extra) {
+            for (k, v) in extra {
+                p.insert(k, v);
+            }
+        }
+        p
+    };
+    let list = json!({"kind": "List", "items": [
+        rs("web", "uid-web"),
+        // Same kind and name, another UID: not web's pod.
+        pod("stale", "uid-old-web", json!({})),
+        // Ready is the first Ready condition; restarts are the highest.
+        pod("first-ready", "uid-web", json!({"status": {"phase": "Running",
+            "conditions": [{"type": "Ready", "status": "False"}, {"type": "Ready", "status": "True"}],
+            "containerStatuses": [{"name": "a", "restartCount": 2}, {"name": "b", "restartCount": 3}]}})),
+        // "007" is not a valid deletion cost: 0; "-007" is −7.
+        pod("cost", "uid-web", json!({"metadata": {"name": "cost", "namespace": "ns", "uid": "u-cost",
+            "annotations": {"controller.kubernetes.io/pod-deletion-cost": "007"},
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web",
+                "uid": "uid-web", "controller": true}]}})),
+        pod("neg", "uid-web", json!({"metadata": {"name": "neg", "namespace": "ns", "uid": "u-neg",
+            "annotations": {"controller.kubernetes.io/pod-deletion-cost": "-007"},
+            "deletionTimestamp": "2026-11-21T04:00:00Z"}})),
+    ]});
+    let facts = pod_facts_json(
+        list.to_string().as_bytes(),
+        &replicore::OwnerKind::replica_set(),
+    )
+    .unwrap();
+    let by = |name: &str| facts.iter().find(|f| f.name == name).unwrap();
+    assert_eq!(by("stale").owner, None);
+    assert_eq!(by("stale").controller.as_deref(), Some("ReplicaSet/web"));
+    assert_eq!(by("first-ready").owner.as_deref(), Some("ns/web"));
+    assert!(!by("first-ready").ready);
+    assert_eq!(by("first-ready").restarts, 3);
+    assert_eq!(by("cost").deletion_cost, 0);
+    assert_eq!(by("neg").deletion_cost, -7);
+    assert!(by("neg").terminating && !by("neg").active);
+    assert_eq!(by("neg").controller, None);
+}

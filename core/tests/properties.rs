@@ -815,21 +815,7 @@ fn rank_strategy_covers_every_rule() {
         }
     }
     eprintln!("rules deciding neighbours: {seen:?}");
-    for rule in [
-        RankRule::Unassigned,
-        RankRule::Phase,
-        RankRule::Readiness,
-        RankRule::DeletionCost,
-        RankRule::CoLocation,
-        RankRule::ReadyTime,
-        RankRule::ReadyTimeUid,
-        RankRule::Restarts,
-        RankRule::SidecarRestarts,
-        RankRule::CreationTime,
-        RankRule::CreationTimeUid,
-        RankRule::TieBreak,
-        RankRule::Intransitive,
-    ] {
+    for rule in RankRule::ALL {
         assert!(
             seen.get(&rule).copied().unwrap_or(0) >= 5,
             "too few {rule:?}: {seen:?}"

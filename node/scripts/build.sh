@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds the npm package: the wasm binding (wasm-pack, no downloads) twice, the engine
-# (`replicore`) and the engine with the seeded cluster simulator (`replicore/sim`, for
-# the playground); wasm-opt from npm binaryen (never Debian's: its wasm-opt 108 produces
+# Builds the npm package: the wasm binding (wasm-pack, no downloads) three times, the engine
+# (`replicore`), the engine with the seeded cluster simulator (`replicore/sim`, for
+# the playground) and the engine with the conformance judge (`replicore conform`); wasm-opt from npm binaryen (never Debian's: its wasm-opt 108 produces
 # modules that fail to load); then the TypeScript wrapper and CLI into dist/. Prints
 # each .wasm's size, raw and gzip.
 set -euo pipefail
@@ -41,11 +41,13 @@ wasm_module() {
 sizes=()
 wasm_module wasm replicore_wasm
 wasm_module wasm-sim replicore_sim --features sim
+wasm_module wasm-judge replicore_judge --features judge
 
 rm -rf dist
 tsc -p tsconfig.json
 cp -r src/wasm dist/wasm
 cp -r src/wasm-sim dist/wasm-sim
+cp -r src/wasm-judge dist/wasm-judge
 chmod +x dist/cli.js
 
 for line in "${sizes[@]}"; do printf '%s (%s)\n' "$line" "$profile"; done

@@ -39,6 +39,7 @@ import type { Correlation, EventCorrelatorSize, EventCorrelatorState, EventToRec
 
 export type * from "./types.js";
 export type { FieldTree } from "./pod-json.js";
+export * from "./facts.js";
 
 // Pods are written with only the fields the engine reads (see pod-json.ts). Compiled on
 // first use: in a browser the module is instantiated after this one is evaluated.
@@ -161,6 +162,14 @@ export function explainJson(listJson: string, options: ExplainOptions): Explanat
 
 function explainBytes(list: Uint8Array, options: ExplainOptions): Explanation {
   return raw.explain(list, json(withNow(options, "options"), "options")) as Explanation;
+}
+
+/**
+ * `explain` from JSON text, as the plain-text report `replicore explain` prints: the
+ * engine's one renderer (core/src/explain.rs `report_text`), also used by the native example.
+ */
+export function explainText(listJson: string, options: ExplainOptions): string {
+  return guard("", () => raw.explainText(utf8(listJson), json(withNow(options, "options"), "options")));
 }
 
 /** Which owner keys a pod event enqueues (now or later) and which observations it makes. */
@@ -343,7 +352,7 @@ export function correlateEvent(
   event: EventToRecord,
   now: Time,
 ): { decision: Correlation; state: EventCorrelatorState } {
-  return parsed(raw.correlateEvent(optJson(state, "state"), json(event, "event"), json(iso(now), "now")));
+  return guard("", () => parsed(raw.correlateEvent(optJson(state, "state"), json(event, "event"), json(iso(now, "now"), "now"))));
 }
 
 /**
@@ -355,26 +364,26 @@ export class EventCorrelator {
   readonly #raw: raw.EventCorrelator;
 
   constructor(state?: EventCorrelatorState | null) {
-    this.#raw = new raw.EventCorrelator(optJson(state, "state"));
+    this.#raw = guard("", () => new raw.EventCorrelator(optJson(state, "state")));
   }
 
   /** Create, patch or drop `event` recorded at `now`. */
   correlate(event: EventToRecord, now: Time): Correlation {
-    return this.#raw.correlate(json(event, "event"), json(iso(now), "now")) as Correlation;
+    return guard("", () => this.#raw.correlate(json(event, "event"), json(iso(now, "now"), "now")) as Correlation);
   }
 
   /** The Event the server returned for a create or a patch. */
   written(event: RecordedEvent | object): void {
-    this.#raw.written(json(event, "event"));
+    guard("", () => this.#raw.written(json(event, "event")));
   }
 
   /** The state as a plain value (for `new EventCorrelator(state)` or `correlateEvent`). */
   state(): EventCorrelatorState {
-    return parsed<EventCorrelatorState>(this.#raw.state());
+    return guard("", () => parsed<EventCorrelatorState>(this.#raw.state()));
   }
 
   size(): EventCorrelatorSize {
-    return this.#raw.size() as EventCorrelatorSize;
+    return guard("", () => this.#raw.size() as EventCorrelatorSize);
   }
 
   /** Frees the correlator's wasm memory; it must not be used afterwards. */

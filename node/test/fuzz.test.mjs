@@ -160,6 +160,15 @@ test("10,000 random calls over every export answer with a value or a ReplicoreEr
     slowStart: () => replicore.slowStart(arg(5), arg(1), arg([2])),
     upstreamLess: () => replicore.upstreamLess(arg(pods[0]), arg(0), arg(pods[1]), arg(1), arg({ now: NOW })),
     isReplicoreError: () => replicore.isReplicoreError(value()),
+    correlateEvent: () => replicore.correlateEvent(arg(null), arg(recordable), arg(NOW)),
+    EventCorrelator: () => {
+      const c = new replicore.EventCorrelator(arg(null));
+      try {
+        for (const [name, f] of Object.entries(correlatorMethods)) if (name !== "free") f(c);
+      } finally {
+        c.free();
+      }
+    },
     Store: () => new Store(arg({ burstReplicas: 2 })).free(),
   };
   const storeMethods = {
@@ -177,6 +186,14 @@ test("10,000 random calls over every export answer with a value or a ReplicoreEr
     release: (s) => s.release(planArg()),
     size: (s) => s.size(),
     free: () => new Store().free(),
+  };
+  const recordable = { involvedObject: { kind: "ReplicaSet", namespace: "shop", name: owner.metadata.name, uid: owner.metadata.uid, apiVersion: "apps/v1" }, type: "Normal", reason: "SuccessfulCreate", message: "Created pod: web-1" };
+  const correlatorMethods = {
+    correlate: (c) => c.correlate(arg(recordable), arg(NOW)),
+    written: (c) => c.written(arg({})),
+    state: (c) => c.state(),
+    size: (c) => c.size(),
+    free: () => new replicore.EventCorrelator().free(),
   };
   const simMethods = {
     step: (s) => s.step(),
@@ -209,6 +226,7 @@ test("10,000 random calls over every export answer with a value or a ReplicoreEr
   const methods = (C) => Object.getOwnPropertyNames(C.prototype).filter((k) => k !== "constructor").sort();
   assert.deepEqual(methods(Store), Object.keys(storeMethods).sort(), "every Store method is fuzzed");
   assert.deepEqual(methods(Simulator), Object.keys(simMethods).filter((k) => k !== "Simulator").sort(), "every Simulator method is fuzzed");
+  assert.deepEqual(methods(replicore.EventCorrelator), Object.keys(correlatorMethods).sort(), "every EventCorrelator method is fuzzed");
 
   const calls = [
     ...Object.entries(api).map(([name, f]) => ({ name, kind: "api", f })),

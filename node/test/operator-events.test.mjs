@@ -96,6 +96,9 @@ async function resettingProxy(target, resets) {
     }
     const fwd = request({ host: up.hostname, port: up.port, path: req.url, method: req.method, headers: req.headers }, (r) => {
       res.writeHead(r.statusCode ?? 502, r.headers);
+      // A watch's headers go out at once, as the API server sends them: the operator
+      // waits for the first answer of each watch before it starts.
+      res.flushHeaders();
       r.pipe(res);
     });
     fwd.on("error", () => res.destroy());

@@ -8,7 +8,9 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
+#[cfg(feature = "io")]
 use std::io::Read;
+#[cfg(feature = "io")]
 use std::path::{Path, PathBuf};
 
 use replicore::expectations::{Expectations, ExpectationsRecord};
@@ -57,12 +59,9 @@ impl fmt::Display for Failure {
 type Judged = Result<(), Failure>;
 
 fn fail(case: &str, field: &str, expected: impl fmt::Debug, got: impl fmt::Debug) -> Failure {
-    let show = |s: String| {
-        if s.len() > 400 {
-            format!("{}…", &s[..400])
-        } else {
-            s
-        }
+    let show = |s: String| match s.char_indices().nth(400) {
+        Some((cut, _)) => format!("{}…", s.get(..cut).unwrap_or_default()),
+        None => s,
     };
     Failure {
         case: case.into(),
@@ -104,6 +103,7 @@ impl Report {
     }
 }
 
+#[cfg(feature = "io")]
 /// Finds `<kind>.json` or `<kind>.json.gz` in `dir` or, failing that, in its
 /// subdirectories (`deployment/deployment-hash.json.gz`).
 pub fn vector_file(dir: &Path, kind: &str) -> Option<PathBuf> {
@@ -112,6 +112,7 @@ pub fn vector_file(dir: &Path, kind: &str) -> Option<PathBuf> {
         .find_map(|(k, p)| (k == kind).then_some(p))
 }
 
+#[cfg(feature = "io")]
 /// Every `<kind>.json[.gz]` file under `dir`, recursively, as (kind named by the file name,
 /// path): files directly in `dir` first, then subdirectories, each level sorted by name.
 pub fn vector_files(dir: &Path) -> Vec<(String, PathBuf)> {
@@ -141,6 +142,7 @@ pub fn vector_files(dir: &Path) -> Vec<(String, PathBuf)> {
     files
 }
 
+#[cfg(feature = "io")]
 /// Reads a vector file (gzip or plain) as a JSON array of cases.
 pub fn load(path: &Path) -> Result<Vec<Value>, String> {
     let raw = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -156,6 +158,7 @@ pub fn load(path: &Path) -> Result<Vec<Value>, String> {
     serde_json::from_slice(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
+#[cfg(feature = "io")]
 /// Runs every vector file of a known kind found under `dir` (recursively), one report per
 /// kind in [`KINDS`] order; files of other kinds are skipped.
 pub fn run_dir(dir: &Path) -> Result<Report, String> {

@@ -8,8 +8,12 @@
 
 mod convert;
 pub mod event_correlation;
+pub mod facts;
 #[cfg(target_arch = "wasm32")]
 mod heap;
+#[cfg(feature = "judge")]
+pub mod judge;
+pub mod report;
 #[cfg(feature = "sim")]
 pub mod sim;
 pub mod store;

@@ -2,7 +2,7 @@
 // what a sync of each ReplicaSet would do now, its scale-down order with the rule that
 // placed each pod, which pods a scale to N would delete, under the chosen feature gates.
 
-import { explainJson, isReplicoreError, type Config, type Explanation, type OwnerExplanation, type VictimExplanation } from "replicore";
+import { deletionCostAnnotation, explainJson, isReplicoreError, podFacts, type Config, type Explanation, type OwnerExplanation, type VictimExplanation } from "replicore";
 import exampleCluster from "../../examples/cluster.json?raw";
 import { byId, h, mount } from "./dom.js";
 import { openEditor, type PodChanges } from "./editor.js";
@@ -23,7 +23,6 @@ interface K8sObject {
     creationTimestamp?: string;
     deletionTimestamp?: string | null;
     annotations?: Record<string, string> | null;
-    ownerReferences?: Array<{ kind?: string; name?: string; controller?: boolean }> | null;
   };
   spec?: { nodeName?: string; containers?: Array<{ name?: string }> };
   status?: {
@@ -33,8 +32,6 @@ interface K8sObject {
     initContainerStatuses?: Array<{ name: string; restartCount: number }>;
   };
 }
-
-const COST = "controller.kubernetes.io/pod-deletion-cost";
 
 export function configFor(gates: Gates): Config {
   // LogarithmicScaleDown is locked on from 1.31: switching it off means emulating 1.30.
@@ -281,32 +278,34 @@ export class ImportMode {
     const now = Date.parse(this.now);
     const pods = (this.list?.items ?? []).filter((i) => i.kind === "Pod");
     const adopt = new Set(owner?.adopt ?? []);
-    const views: PodView[] = pods.map((p) => {
+    // Every fact about a pod is the engine's (ready, restarts, deletion cost, owner by UID).
+    const facts = new Map(podFacts(this.text, configFor(this.gates)).map((f) => [`${f.namespace}/${f.name}`, f]));
+    const key = owner ? `${owner.namespace}/${owner.name}` : null;
+    const views: PodView[] = pods.flatMap((p) => {
       const m = p.metadata ?? {};
       const ns = m.namespace ?? "";
-      const ref = (m.ownerReferences ?? []).find((r) => r.controller);
-      const mine = owner !== null && ns === owner.namespace && ((ref?.kind === "ReplicaSet" && ref.name === owner.name) || adopt.has(m.name ?? ""));
-      const phase = p.status?.phase ?? "";
-      const terminating = Boolean(m.deletionTimestamp);
-      const restarts = (p.status?.containerStatuses ?? []).reduce((a, c) => a + (c.restartCount || 0), 0);
+      const f = facts.get(`${ns}/${m.name ?? ""}`);
+      if (f === undefined) return [];
+      const adopted = owner !== null && ns === owner.namespace && adopt.has(f.name);
+      const mine = key !== null && (f.owner === key || adopted);
       const notes: string[] = [];
-      if (!mine) notes.push(ref ? `owned by ${ref.kind ?? "?"}/${ref.name ?? "?"}` : "orphan");
-      else if (adopt.has(m.name ?? "")) notes.push("to adopt");
+      if (!mine) notes.push(f.controller !== null ? `owned by ${f.controller}` : "orphan");
+      else if (adopted) notes.push("to adopt");
       if (owner && ns !== owner.namespace) notes.push(`namespace ${ns}`);
-      return {
+      return [{
         namespace: ns,
-        name: m.name ?? "(no name)",
-        node: p.spec?.nodeName || null,
-        phase,
-        ready: (p.status?.conditions ?? []).some((c) => c.type === "Ready" && c.status === "True"),
+        name: f.name,
+        node: f.node,
+        phase: f.phase,
+        ready: f.ready,
         ageMs: m.creationTimestamp ? now - Date.parse(m.creationTimestamp) : Number.NaN,
-        restarts,
-        deletionCost: parseCost(m.annotations?.[COST]),
+        restarts: f.restarts,
+        deletionCost: f.deletionCost,
         mine,
-        terminating,
-        active: !terminating && phase !== "Succeeded" && phase !== "Failed",
+        terminating: f.terminating,
+        active: f.active,
         notes,
-      };
+      }];
     });
     const nodes = new Map<string, PodView[]>();
     const unscheduled: PodView[] = [];
@@ -350,9 +349,9 @@ export class ImportMode {
     statuses.forEach((s, i) => (s.restartCount = i === 0 ? c.restarts : 0));
     const meta = (p.metadata ??= {});
     if (c.deletionCost === null) {
-      if (meta.annotations) delete meta.annotations[COST];
+      if (meta.annotations) delete meta.annotations[deletionCostAnnotation()];
     } else {
-      meta.annotations = { ...(meta.annotations ?? {}), [COST]: String(c.deletionCost) };
+      meta.annotations = { ...(meta.annotations ?? {}), [deletionCostAnnotation()]: String(c.deletionCost) };
     }
     this.text = JSON.stringify(this.list, null, 2);
     this.run();
@@ -369,11 +368,4 @@ export class ImportMode {
 
 function byMineThenName(a: PodView, b: PodView): number {
   return Number(b.mine) - Number(a.mine) || a.name.localeCompare(b.name);
-}
-
-/** The annotation as upstream reads it: a decimal 32-bit integer, anything else 0. */
-function parseCost(text: string | undefined): number {
-  if (text === undefined || !/^-?\d+$/.test(text)) return 0;
-  const n = Number(text);
-  return n >= -2147483648 && n <= 2147483647 ? n : 0;
 }

@@ -2,7 +2,7 @@
 // the timeline chart. They render plain view models; the modes turn the simulator's state
 // or an imported snapshot into those.
 
-import type { RankRule, Sample } from "replicore";
+import { rankRuleTexts, type RankRule, type Sample } from "replicore";
 import { duration, h, s, type Child } from "./dom.js";
 
 /** A pod as the cluster view and the editor show it. */
@@ -42,25 +42,9 @@ export interface RankRow {
   ruleText: string | null;
 }
 
-const RULE_TEXT: Record<RankRule, string> = {
-  unassigned: "not scheduled to a node",
-  phase: "earlier phase (Pending < Unknown < Running)",
-  readiness: "not ready",
-  deletionCost: "lower pod-deletion-cost",
-  coLocation: "more sibling pods on its node",
-  readyTime: "ready more recently",
-  readyTimeUid: "same ready-age bucket, lower UID",
-  restarts: "more container restarts",
-  sidecarRestarts: "more sidecar restarts",
-  creationTime: "created more recently",
-  creationTimeUid: "same age bucket, lower UID",
-  tieBreak: "equal to the next; tie-break by UID",
-  intransitive: "in a group upstream cannot order; by wins over the group",
-};
-
 export function ruleText(rule: RankRule | null, given?: string | null): string {
   if (given) return given;
-  return rule === null ? "last: nothing after it" : RULE_TEXT[rule];
+  return rule === null ? "last: nothing after it" : rankRuleTexts()[rule];
 }
 
 /** A long name cut in the middle, keeping the distinguishing tail: `web-7d9f…6c5d-c9w4t`. */

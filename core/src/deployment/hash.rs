@@ -179,18 +179,6 @@ fn shape(ty: &str) -> Option<Shape<'_>> {
     Some(basic)
 }
 
-/// JSON type names for error messages.
-fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 /// go-spew's `formatState` for the `%#v` verb with `DisableMethods`, `SortKeys` and
 /// `DisablePointerAddresses`, over (Go type, JSON) instead of a reflected Go value.
 /// `ignore_next_type` is spew's flag of the same name, kept with the same quirks (a nil
@@ -224,7 +212,10 @@ impl Spew {
                     None => {}
                     Some(Value::String(s)) => self.out.push_str(s),
                     Some(v) => {
-                        return Err(path.error(format!("expected a string, got {}", json_kind(v))))
+                        return Err(path.error(format!(
+                            "expected a string, got {}",
+                            crate::error::json_type(v)
+                        )))
                     }
                 }
                 Ok(())
@@ -234,7 +225,10 @@ impl Spew {
                     None => self.out.push_str("false"),
                     Some(Value::Bool(b)) => self.out.push_str(if *b { "true" } else { "false" }),
                     Some(v) => {
-                        return Err(path.error(format!("expected a boolean, got {}", json_kind(v))))
+                        return Err(path.error(format!(
+                            "expected a boolean, got {}",
+                            crate::error::json_type(v)
+                        )))
                     }
                 }
                 Ok(())
@@ -279,7 +273,10 @@ impl Spew {
                     self.out.push(']');
                     Ok(())
                 }
-                Some(v) => Err(path.error(format!("expected an array, got {}", json_kind(v)))),
+                Some(v) => Err(path.error(format!(
+                    "expected an array, got {}",
+                    crate::error::json_type(v)
+                ))),
             },
             Shape::Map(key, value) => self.format_map(ty, key, value, json, path),
             Shape::Struct(st) => self.format_struct(st, json, path),
@@ -337,7 +334,12 @@ impl Spew {
                 return Ok(());
             }
             Some(Value::Object(members)) => members,
-            Some(v) => return Err(path.error(format!("expected an object, got {}", json_kind(v)))),
+            Some(v) => {
+                return Err(path.error(format!(
+                    "expected an object, got {}",
+                    crate::error::json_type(v)
+                )))
+            }
         };
         let mut keys: Vec<&String> = members.keys().collect();
         keys.sort_unstable();
@@ -366,7 +368,10 @@ impl Spew {
             (_, None) => None,
             (Decode::Object, Some(Value::Object(m))) => Some(m),
             (Decode::Object, Some(v)) => {
-                return Err(path.error(format!("expected an object, got {}", json_kind(v))));
+                return Err(path.error(format!(
+                    "expected an object, got {}",
+                    crate::error::json_type(v)
+                )));
             }
             (Decode::Quantity, Some(v)) => {
                 synthesized = quantity_fields(v, path)?;
@@ -380,7 +385,7 @@ impl Spew {
                 return Err(path.error(format!(
                     "a timestamp in a pod template cannot be hashed exactly (upstream decodes it \
                      into the controller's local time zone); got {}",
-                    json_kind(v)
+                    crate::error::json_type(v)
                 )));
             }
             (Decode::FieldsV1, Some(_)) => {
@@ -497,7 +502,12 @@ fn quantity_fields(v: &Value, path: &Path) -> Result<Map<String, Value>, Error> 
                  write it as a string"
             )));
         }
-        _ => return Err(path.error(format!("expected a quantity string, got {}", json_kind(v)))),
+        _ => {
+            return Err(path.error(format!(
+                "expected a quantity string, got {}",
+                crate::error::json_type(v)
+            )))
+        }
     };
     let q = parse_quantity(text.trim()).map_err(|e| match e {
         QuantityError::Invalid(why) => path.error(format!("quantity {text:?}: {why}")),

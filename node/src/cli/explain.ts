@@ -1,11 +1,9 @@
 // `replicore explain`: what the ReplicaSet controller would do now with a
 // `kubectl get rs,pods -o json` snapshot, and which pods a scale-down would delete first.
 
-import { explainJson, isReplicoreError, type ExplainOptions, type ReplicoreError } from "../node.js";
+import { explainJson, explainText, isReplicoreError, type ExplainOptions, type ReplicoreError } from "../node.js";
 import { parseCommandArgs, stringValue } from "./args.js";
 import { CliError, describeInputError, emit, readInput, usageError, type Input } from "./io.js";
-import { nowWholeSeconds } from "./nanotime.js";
-import { report } from "./table.js";
 
 export const EXPLAIN_USAGE = `usage: replicore explain [-f FILE|-] [--replicas N] [--rs NAME] [--now TIME] [--json]
 
@@ -55,14 +53,19 @@ export function explainCommand(args: string[]): void {
     throw usageError("no input: give -f FILE, or pipe `kubectl get rs,pods -o json` into it", "explain");
   }
   const input = readInput(file ?? "-");
-  let explanation;
+  let out: string;
   try {
-    explanation = explainJson(input.text, options);
+    out = p.values.json ? JSON.stringify(explainJson(input.text, options), null, 2) + "\n" : explainText(input.text, options);
   } catch (e) {
     if (isReplicoreError(e)) throw new CliError(describe(input, e), e.path === "options.now" ? 2 : 1);
     throw e;
   }
-  emit(p.values.json ? JSON.stringify(explanation, null, 2) + "\n" : report(explanation));
+  emit(out);
+}
+
+/** The wall clock in whole seconds, as RFC 3339 (`2026-11-21T05:00:00Z`). */
+function nowWholeSeconds(): string {
+  return new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace(".000Z", "Z");
 }
 
 /** The engine's error in the terms of this command: options by their flags, input errors by file. */

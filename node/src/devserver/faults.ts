@@ -1,6 +1,8 @@
 // Fault injection for the fake API server: rules that fail matching requests with a
 // status code, a pod quota that answers 403 Forbidden like a ResourceQuota, latency.
 
+import { reasonForCode } from "../status-reasons.js";
+
 export interface FaultRule {
   /** get, list, watch, create, update, patch, delete; any when absent. */
   verb?: string;
@@ -48,21 +50,8 @@ export interface RequestInfo {
   name?: string;
 }
 
-const REASONS: Record<number, string> = {
-  400: "BadRequest",
-  403: "Forbidden",
-  404: "NotFound",
-  409: "Conflict",
-  410: "Expired",
-  422: "Invalid",
-  429: "TooManyRequests",
-  500: "InternalError",
-  503: "ServiceUnavailable",
-  504: "Timeout",
-};
-
 export function reasonFor(status: number): string {
-  return REASONS[status] ?? "Unknown";
+  return reasonForCode(status);
 }
 
 export class FaultState {

@@ -1,6 +1,8 @@
 // Patches and selectors as the API server applies them: JSON merge patch (RFC 7386),
-// strategic merge patch for the lists the operator and kubectl touch (ownerReferences by
-// uid, conditions by type, containers by name, `$patch: delete` and `$patch: replace`),
+// strategic merge patch for the lists the operator and kubectl touch (by the merge keys of
+// MERGE_KEYS: ownerReferences by uid, conditions by type, containers by name, ports by
+// containerPort, volumeMounts by mountPath, …; `$patch: delete`, `$patch: replace` and
+// `$retainKeys`),
 // JSON patch (RFC 6902), label selectors (equality- and set-based) and field selectors.
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -33,6 +35,11 @@ const MERGE_KEYS: Record<string, string> = {
   volumes: "name",
   env: "name",
   ports: "containerPort",
+  volumeMounts: "mountPath",
+  volumeDevices: "devicePath",
+  hostAliases: "ip",
+  imagePullSecrets: "name",
+  topologySpreadConstraints: "topologyKey",
 };
 
 /** Strategic merge patch: merge patch, except that lists with a merge key merge by it. */
@@ -67,6 +74,11 @@ export function strategicMergePatch(target: Json | undefined, patch: Json, field
     if (v === null) delete out[k];
     else out[k] = strategicMergePatch(out[k], v, k);
   }
+  // `$retainKeys` (fields with patchStrategy retainKeys, e.g. a Deployment's strategy or a
+  // volume's source): members not listed are cleared, so `kubectl apply` switching to
+  // Recreate drops the defaulted rollingUpdate.
+  const retain = patch["$retainKeys"];
+  if (Array.isArray(retain)) for (const k of Object.keys(out)) if (!retain.includes(k)) delete out[k];
   return out;
 }
 
@@ -125,10 +137,21 @@ export function jsonPatch(target: Json, ops: Json): Json {
       case "remove":
         remove(path);
         break;
-      case "replace":
-        remove(path);
-        add(path, structuredClone(op["value"] ?? null));
+      case "replace": {
+        // As kube-apiserver's JSON patch (evanphx/json-patch v4): replacing a missing member
+        // of an object adds it (`kubectl rollout undo` replaces /metadata/annotations).
+        if (path.length === 0) {
+          doc = structuredClone(op["value"] ?? null);
+          break;
+        }
+        const [parent, last] = parentOf(path);
+        if (isObject(parent) && get(path) === undefined) parent[last] = structuredClone(op["value"] ?? null);
+        else {
+          remove(path);
+          add(path, structuredClone(op["value"] ?? null));
+        }
         break;
+      }
       case "test":
         if (JSON.stringify(get(path)) !== JSON.stringify(op["value"])) throw new PatchError(`test failed at ${String(op["path"])}`);
         break;

@@ -1,6 +1,9 @@
 // The resources the fake API server serves, and the discovery documents kubectl and
 // client-node read (/api, /apis, /api/v1, /apis/<group>/<version>).
 
+import { defaultDeployment, validateDeployment, type FieldError } from "./deployments.js";
+import type { JsonObject } from "./patch.js";
+
 export interface ResourceType {
   group: string; // "" for the core group
   version: string;
@@ -15,10 +18,25 @@ export interface ResourceType {
   scale?: boolean;
   /** Bumps metadata.generation on spec changes (every kind but pods, events, leases). */
   generation?: boolean;
+  /** Also bumps it on metadata.annotations changes (Deployments: their annotations are copied to ReplicaSets). */
+  generationOnAnnotations?: boolean;
+  /**
+   * What a status write resets to the stored object, as upstream's status strategy
+   * (GetResetFields); the rest of its metadata is written. Unset: only the status changes.
+   */
+  statusResets?: Array<"spec" | "metadata.labels">;
+  /** Discovery categories (`kubectl get all`). */
+  categories?: string[];
+  /**
+   * What kube-apiserver's decoder and validation do to a written object of this kind: the
+   * scheme's defaults, then validation (with the stored object on update); field errors
+   * answer 422 Invalid.
+   */
+  admission?: { defaults(o: JsonObject): void; validate(o: JsonObject, old?: JsonObject): FieldError[] };
 }
 
 export const RESOURCES: ResourceType[] = [
-  { group: "", version: "v1", plural: "pods", singular: "pod", kind: "Pod", namespaced: true, shortNames: ["po"], status: true },
+  { group: "", version: "v1", plural: "pods", singular: "pod", kind: "Pod", namespaced: true, shortNames: ["po"], status: true, categories: ["all"] },
   { group: "", version: "v1", plural: "events", singular: "event", kind: "Event", namespaced: true, shortNames: ["ev"] },
   { group: "", version: "v1", plural: "namespaces", singular: "namespace", kind: "Namespace", namespaced: false, shortNames: ["ns"] },
   {
@@ -32,6 +50,23 @@ export const RESOURCES: ResourceType[] = [
     status: true,
     scale: true,
     generation: true,
+    categories: ["all"],
+  },
+  {
+    group: "apps",
+    version: "v1",
+    plural: "deployments",
+    singular: "deployment",
+    kind: "Deployment",
+    namespaced: true,
+    shortNames: ["deploy"],
+    status: true,
+    scale: true,
+    generation: true,
+    generationOnAnnotations: true,
+    statusResets: ["spec", "metadata.labels"],
+    categories: ["all"],
+    admission: { defaults: defaultDeployment, validate: validateDeployment },
   },
   { group: "coordination.k8s.io", version: "v1", plural: "leases", singular: "lease", kind: "Lease", namespaced: true },
   { group: "events.k8s.io", version: "v1", plural: "events", singular: "event", kind: "Event", namespaced: true, shortNames: ["ev"] },
@@ -46,6 +81,7 @@ export const RESOURCES: ResourceType[] = [
     status: true,
     scale: true,
     generation: true,
+    categories: ["all"],
   },
 ];
 
@@ -74,7 +110,7 @@ function resourceList(group: string, version: string): object {
       kind: r.kind,
       verbs: VERBS,
       ...(r.shortNames ? { shortNames: r.shortNames } : {}),
-      ...(r.kind === "Pod" || r.kind === "ReplicaSet" || r.kind === "ReplicaPool" ? { categories: ["all"] } : {}),
+      ...(r.categories ? { categories: r.categories } : {}),
     });
     if (r.status) resources.push({ name: `${r.plural}/status`, singularName: "", namespaced: r.namespaced, kind: r.kind, verbs: ["get", "patch", "update"] });
     if (r.scale) {

@@ -6,7 +6,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { authorize, type RequestAttributes, type TokenTable } from "./auth.js";
 import { FaultState, reasonFor, type FaultRule, type RequestInfo } from "./faults.js";
+import { CAUSE_REASON, deploymentCells, dropNulls, errorBody, sameJson } from "./deployments.js";
 import { Kubelet, type KubeletOptions } from "./kubelet.js";
+import { decodeKubernetesProtobuf, UnsupportedProtobuf } from "./protobuf.js";
 import {
   jsonPatch,
   labelsMatch,
@@ -159,8 +161,18 @@ export class DevServer {
   }
 
   private async body(req: IncomingMessage): Promise<Json> {
+    const type = String(req.headers["content-type"] ?? "").split(";")[0]?.trim() ?? "";
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
+    if (type === "application/vnd.kubernetes.protobuf") {
+      // client-go's typed clients (kubectl 1.32 and newer) send built-in kinds as protobuf.
+      try {
+        return decodeKubernetesProtobuf(Buffer.concat(chunks));
+      } catch (e) {
+        if (e instanceof UnsupportedProtobuf) throw new HttpError(415, `the protobuf body could not be decoded: ${e.message}`, "UnsupportedMediaType");
+        throw e;
+      }
+    }
     const text = Buffer.concat(chunks).toString("utf8");
     if (text.trim() === "") return null;
     try {
@@ -244,7 +256,7 @@ export class DevServer {
       case "list":
         return this.list(req, res, route, url);
       case "watch":
-        return this.watch(res, route, url);
+        return this.watch(res, route, url, wantsTable(req));
       case "get":
         return this.send(res, 200, this.getView(route, req));
       case "create":
@@ -368,7 +380,7 @@ export class DevServer {
     this.send(res, 200, { kind: `${route.type.kind}List`, apiVersion: apiVersionOf(route.type), metadata: { resourceVersion: rv }, items });
   }
 
-  private watch(res: ServerResponse, route: Route, url: URL): void {
+  private watch(res: ServerResponse, route: Route, url: URL, asTable = false): void {
     const keep = this.filter(url);
     const resource = storeKey(route.type);
     const rvParam = url.searchParams.get("resourceVersion") ?? "";
@@ -377,7 +389,9 @@ export class DevServer {
     res.writeHead(200, { "Content-Type": "application/json", "Transfer-Encoding": "chunked", "Cache-Control": "no-cache" });
     res.flushHeaders();
     const write = (type: string, object: object): void => {
-      res.write(`${JSON.stringify({ type, object })}\n`);
+      // `kubectl get -w` asks for Tables: each event's object is a one-row Table.
+      const o = asTable && type !== "ERROR" ? table(route.type, [object as JsonObject], String(meta(object as JsonObject)["resourceVersion"] ?? "")) : object;
+      res.write(`${JSON.stringify({ type, object: o })}\n`);
     };
     const deliver = (e: WatchEventRecord): void => {
       if (route.namespace !== undefined && meta(e.object)["namespace"] !== route.namespace) return;
@@ -508,6 +522,7 @@ export class DevServer {
       o["spec"] = spec;
     }
     validateOwner(r, o);
+    admit(r, o);
     validateOwnerReferences(r.type.kind, o);
     const out = this.store.put(storeKey(route.type), o, "ADDED");
     return out;
@@ -538,15 +553,30 @@ export class DevServer {
     next["metadata"] = nm;
     next["kind"] = current["kind"] as Json;
     next["apiVersion"] = current["apiVersion"] as Json;
-    if (route.subresource === "status") {
+    // Requests cannot set the generation (BeforeUpdate); the strategy bumps it below.
+    if (cm["generation"] !== undefined) nm["generation"] = cm["generation"];
+    if (route.subresource === "status" && route.type.statusResets) {
+      // As upstream's status strategy: the write keeps its metadata (the Deployment
+      // controller sets the revision annotation through UpdateStatus) but not the fields reset.
+      next["spec"] = structuredClone(current["spec"] ?? {});
+      if (route.type.statusResets.includes("metadata.labels")) {
+        if (cm["labels"] !== undefined) nm["labels"] = structuredClone(cm["labels"]);
+        else delete nm["labels"];
+      }
+      if (next["status"] === undefined) next["status"] = {};
+    } else if (route.subresource === "status") {
       // Only the status changes through the status subresource.
       const merged: JsonObject = { ...structuredClone(current), status: next["status"] ?? {} };
       next = merged;
     } else if (route.type.status) {
       next["status"] = structuredClone(current["status"] ?? {});
-      if (route.type.generation && JSON.stringify(next["spec"]) !== JSON.stringify(current["spec"])) {
+      admit(route, next, current);
+      const annotationsChanged = route.type.generationOnAnnotations && !sameJson(nm["annotations"] ?? {}, cm["annotations"] ?? {});
+      if (route.type.generation && (annotationsChanged || !sameJson(next["spec"], current["spec"]))) {
         meta(next)["generation"] = Number(cm["generation"] ?? 1) + 1;
       }
+    } else {
+      admit(route, next, current);
     }
     if (JSON.stringify(next) === JSON.stringify(current)) return current;
     validateOwner(route, next);
@@ -734,6 +764,29 @@ function validateOwnerReferences(kind: string, o: JsonObject): void {
   }
 }
 
+/**
+ * The kind's admission (resources.ts): nulls dropped from the spec as a decode into the Go
+ * types drops them, the scheme's defaults, then validation; field errors answer 422 Invalid
+ * with kube-apiserver's message and causes.
+ */
+function admit(route: Route, o: JsonObject, old?: JsonObject): void {
+  const a = route.type.admission;
+  if (!a) return;
+  if (o["spec"] !== undefined) o["spec"] = dropNulls(o["spec"] as Json);
+  a.defaults(o);
+  const errs = a.validate(o, old);
+  if (errs.length === 0) return;
+  const name = String(meta(o)["name"] ?? route.name ?? "");
+  const texts = errs.map((e) => `${e.field}: ${errorBody(e)}`);
+  const gk = route.type.group ? `${route.type.kind}.${route.type.group}` : route.type.kind;
+  throw new HttpError(422, `${gk} "${name}" is invalid: ${texts.length === 1 ? texts[0] : `[${texts.join(", ")}]`}`, "Invalid", {
+    name,
+    group: route.type.group,
+    kind: route.type.kind,
+    causes: errs.map((e) => ({ reason: CAUSE_REASON[e.type], message: errorBody(e), field: e.field })),
+  });
+}
+
 function validateOwner(route: Route, o: JsonObject): void {
   if (!route.type.scale) return;
   const spec = isObject(o["spec"]) ? o["spec"] : {};
@@ -792,7 +845,11 @@ function table(type: ResourceType, items: JsonObject[], rv: string): object {
   const col = (name: string, t = "string"): object => ({ name, type: t, format: name === "Name" ? "name" : "", description: name, priority: 0 });
   let columns: object[];
   let cells: (o: JsonObject) => Json[];
-  if (type.kind === "Pod") {
+  if (type.kind === "Deployment") {
+    columns = [col("Name"), col("Ready"), col("Up-to-date", "integer"), col("Available", "integer"), col("Age")];
+    columns.push(...["Containers", "Images", "Selector"].map((n) => ({ ...col(n), priority: 1 })));
+    cells = (o) => deploymentCells(o, age(meta(o)["creationTimestamp"]), selectorString(isObject(o["spec"]) ? o["spec"]["selector"] : undefined));
+  } else if (type.kind === "Pod") {
     columns = [col("Name"), col("Ready"), col("Status"), col("Restarts", "integer"), col("Age"), { ...col("Node"), priority: 1 }];
     cells = (o) => {
       const st = isObject(o["status"]) ? o["status"] : {};

@@ -147,8 +147,9 @@ export class Controller {
       return;
     }
     if (e.type === "deleted") {
+      // The owner's expectations are dropped by the engine's decision (an observation
+      // `delete`, applied below); only the host's own consistency record is kept here.
       const k = key(e.object.metadata?.namespace ?? "", e.object.metadata?.name ?? "");
-      this.expectations.delete(k);
       const c = this.consistency.get(k);
       if (c && c.uid === e.object.metadata?.uid) this.consistency.delete(k);
     }

@@ -18,6 +18,7 @@ import {
 } from "@kubernetes/client-node";
 import type { ApiError } from "../api.js";
 import type { Access } from "./access.js";
+import { reasonForCode } from "../status-reasons.js";
 
 export interface ConnectOptions {
   /** A kubeconfig file; default: $KUBECONFIG, ~/.kube/config, or the in-cluster service account. */
@@ -118,22 +119,6 @@ export function patchOptions(contentType: string): ReturnType<typeof setHeaderOp
   return setHeaderOptions("Content-Type", contentType);
 }
 
-const REASONS: Record<number, string> = {
-  400: "BadRequest",
-  401: "Unauthorized",
-  403: "Forbidden",
-  404: "NotFound",
-  405: "MethodNotAllowed",
-  409: "Conflict",
-  410: "Expired",
-  415: "UnsupportedMediaType",
-  422: "Invalid",
-  429: "TooManyRequests",
-  500: "InternalError",
-  503: "ServiceUnavailable",
-  504: "Timeout",
-};
-
 /** Any error of a client-node call as the engine's ApiError (reason, message, code, causes). */
 export function apiError(e: unknown): ApiError {
   if (e instanceof ApiException) {
@@ -148,7 +133,7 @@ export function apiError(e: unknown): ApiError {
     const status = body && typeof body === "object" ? (body as Record<string, unknown>) : {};
     const details = status["details"] && typeof status["details"] === "object" ? (status["details"] as Record<string, unknown>) : {};
     const causes = Array.isArray(details["causes"]) ? (details["causes"] as Array<Record<string, unknown>>).map((c) => String(c["reason"] ?? "")).filter((c) => c !== "") : [];
-    const reason = typeof status["reason"] === "string" && status["reason"] !== "" ? status["reason"] : (REASONS[e.code] ?? "Unknown");
+    const reason = typeof status["reason"] === "string" && status["reason"] !== "" ? status["reason"] : reasonForCode(e.code);
     const message = typeof status["message"] === "string" ? status["message"] : typeof body === "string" && body !== "" ? body : `HTTP ${e.code}`;
     return { reason, message, code: e.code, ...(causes.length ? { causes } : {}) };
   }
