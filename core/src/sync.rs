@@ -221,22 +221,45 @@ fn nearest(a: Option<Time>, b: Option<Time>) -> Option<Time> {
     }
 }
 
-/// facts of one claimed pod.
-fn facts_of(
+/// facts of one claimed pod, from its digest. `last_labels`: the last label
+/// set matched against the template and the verdict; pods of one template share their
+/// label bytes, so most pods are judged without reading their labels.
+fn facts_of<'d>(
     template: &Selector,
     min_ready: i32,
     now: Time,
     pod_index: usize,
-    p: &Digested,
+    p: &Digested<'d>,
+    last_labels: &mut Option<(&'d [u8], bool)>,
 ) -> AdoptionFacts {
+    let d: &'d PodDigest = p.digest;
+    let labels = d.strings.labels();
+    let fully_labeled = match *last_labels {
+        Some((seen, verdict)) if same_bytes(seen, labels.encoded()) => verdict,
+        _ => {
+            let verdict = template.matches_digest(labels.clone());
+            *last_labels = Some((labels.encoded(), verdict));
+            verdict
+        }
+    };
     let min = Duration::from_seconds(i64::from(min_ready));
-    let (fully_labeled, ready, available) = status::facts_of(template, min, now, p);
+    let ready = d.is_ready();
+    let ready_time = if ready { d.ready_time() } else { None };
+    // R-03, as pods::is_available.
+    let available =
+        ready && (min == Duration::ZERO || ready_time.is_some_and(|t| t.plus(min) <= now));
+    // R-83, as availability::next_check: a ready pod with a ready time still short of
+    // minReadySeconds becomes available at a known instant.
+    let available_at = ready_time
+        .filter(|_| min_ready > 0)
+        .map(|t| t.plus(min))
+        .filter(|&at| at.since(now) > Duration::ZERO);
     AdoptionFacts {
         pod_index,
         fully_labeled,
         ready,
         available,
-        available_at: availability::next_check(p.pod, min_ready, now).map(|d| now.plus(d)),
+        available_at,
     }
 }
 
@@ -332,10 +355,11 @@ pub(crate) fn plan_view(input: SyncView<'_>, config: &Config) -> Result<SyncPlan
     // reads no pod. Pods of one template share their label bytes: match them once.
     let template = Selector::from_labels(owner_rs.spec.template.labels());
     let min_ready = owner_rs.spec.min_ready_seconds;
-    let fact = |i: usize| {
+    let mut last_labels = None;
+    let mut fact = |i: usize| {
         input
             .digested(i)
-            .map(|d| facts_of(&template, min_ready, input.now, i, &d))
+            .map(|d| facts_of(&template, min_ready, input.now, i, &d, &mut last_labels))
     };
     let mut tally = PodTally::default();
     for &i in &claimed {
@@ -449,7 +473,11 @@ struct ReserveSource<'r>(&'r Reserve);
 impl PodSource for ReserveSource<'_> {
     fn digested_at(&self, index: usize) -> Option<Digested<'_>> {
         let at = self.0.candidate_indices.binary_search(&index).ok()?;
-        self.0.candidates.digested().nth(at)
+        let pods = &self.0.candidates;
+        Some(Digested {
+            pod: pods.get(at)?,
+            digest: pods.digests().get(at)?,
+        })
     }
 }
 
