@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::config::Config;
 use crate::deployment::explain::{explain_deployments_json, list_items, DeploymentsExplanation};
 use crate::deployment::forecast::{
     forecast, render_forecast, FailureModel, Forecast, ForecastOptions,
@@ -89,12 +90,22 @@ impl ForecastRequest {
     }
 }
 
-/// The options of a report: [`ExplainOptions`] and, to forecast, a [`ForecastRequest`].
+/// The options of a report: [`ExplainOptions`]'s fields and, to forecast, a
+/// [`ForecastRequest`]. (Spelled out rather than flattened: serde's flatten would lose the
+/// field path of an error, `options.now`.)
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReportOptions {
-    #[serde(flatten)]
-    pub explain: ExplainOptions,
+    /// The controller clock.
+    pub now: Time,
+    /// Preview a scale-down of each explained ReplicaSet to this many replicas.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<i32>,
+    /// Explain only the ReplicaSet with this name (or `namespace/name`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
+    #[serde(default)]
+    pub config: Config,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub forecast: Option<ForecastRequest>,
 }
@@ -103,8 +114,21 @@ impl ReportOptions {
     /// Explain only, with these options.
     pub fn explain(explain: ExplainOptions) -> Self {
         ReportOptions {
-            explain,
+            now: explain.now,
+            replicas: explain.replicas,
+            owner: explain.owner,
+            config: explain.config,
             forecast: None,
+        }
+    }
+
+    /// The options of the ReplicaSet part.
+    pub fn explain_options(&self) -> ExplainOptions {
+        ExplainOptions {
+            now: self.now,
+            replicas: self.replicas,
+            owner: self.owner.clone(),
+            config: self.config.clone(),
         }
     }
 }
@@ -139,10 +163,10 @@ impl Report {
 
 /// Explains the snapshot in `bytes` (a v1 List as kubectl prints it, or one object).
 pub fn report(bytes: &[u8], options: &ReportOptions) -> Result<Report> {
-    let now = options.explain.now;
+    let now = options.now;
     let deployments = explain_deployments_json(bytes, now)?;
     let has_deployments = !deployments.deployments.is_empty();
-    let replica_sets = match explain_json(bytes, &options.explain) {
+    let replica_sets = match explain_json(bytes, &options.explain_options()) {
         Ok(x) => Some(x),
         // A snapshot of Deployments without ReplicaSets yet has nothing else to explain.
         Err(Error::Missing { .. }) if has_deployments => None,

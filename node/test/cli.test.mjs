@@ -269,7 +269,7 @@ describe("bad input: one line, non-zero exit, no stack", () => {
 describe("commands and help", () => {
   test("--help per command", () => {
     for (const [command, usage] of [
-      ["explain", /^usage: replicore explain \[-f FILE\|-\] \[--replicas N\] \[--rs NAME\] \[--now TIME\] \[--json\]/],
+      ["explain", /^usage: replicore explain \[-f FILE\|-\] \[--replicas N\] \[--rs NAME\] \[--now TIME\]\n {24}\[--forecast \[--startup S\] \[--seed N\] \[--failing\]\] \[--json\]/],
       ["plan", /^usage: replicore plan -f INPUT\.json \[--config CONFIG\.json\]/],
       ["conform", /^usage: replicore conform DIR/],
     ]) {

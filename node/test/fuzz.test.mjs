@@ -139,6 +139,7 @@ test("10,000 random calls over every export answer with a value or a ReplicoreEr
 
   const api = {
     version: () => replicore.version(),
+    wasmMemoryBytes: () => replicore.wasmMemoryBytes(),
     podFields: () => replicore.podFields(),
     plan: () => replicore.plan(arg(input), arg(undefined)),
     planJson: () => replicore.planJson(rnd() < 0.3 ? text(mutate(input, 0)) : value(), arg(undefined)),

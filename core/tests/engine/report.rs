@@ -122,11 +122,17 @@ fn a_forecast_needs_a_deployment_and_sane_durations() {
 }
 
 #[test]
-fn the_report_options_read_from_json_with_the_forecast_flattened_beside_explain() {
+fn a_bad_clock_in_the_report_options_is_refused_at_its_path() {
+    let e = replicore::input::from_json::<ReportOptions>(br#"{"now":"yesterday"}"#).unwrap_err();
+    assert_eq!(e.path(), "now", "{e}");
+}
+
+#[test]
+fn the_report_options_read_from_json_with_the_forecast_beside_explain() {
     let o: ReportOptions = replicore::input::from_json(
         br#"{"now":"2026-11-23T23:16:12Z","replicas":3,"forecast":{"seed":9,"failure":{"kind":"newTemplateFails"}}}"#,
     )
     .unwrap();
-    assert_eq!(o.explain.replicas, Some(3));
+    assert_eq!(o.replicas, Some(3));
     assert_eq!(o.forecast.unwrap().seed, Some(9));
 }
