@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::config::Config;
-use crate::deployment::explain::{explain_deployments_json, list_items, DeploymentsExplanation};
+use crate::deployment::explain::{explain_deployments, list_items, DeploymentsExplanation};
 use crate::deployment::forecast::{
     forecast, render_forecast, FailureModel, Forecast, ForecastOptions,
 };
@@ -164,7 +164,11 @@ impl Report {
 /// Explains the snapshot in `bytes` (a v1 List as kubectl prints it, or one object).
 pub fn report(bytes: &[u8], options: &ReportOptions) -> Result<Report> {
     let now = options.now;
-    let deployments = explain_deployments_json(bytes, now)?;
+    // One reading of the text for the Deployments and the forecasts (the ReplicaSet part
+    // reads it with its own typed reader).
+    let list: Value = crate::input::from_json_any(bytes)?;
+    let items = list_items(&list)?.unwrap_or(std::slice::from_ref(&list));
+    let deployments = explain_deployments(items, now)?;
     let has_deployments = !deployments.deployments.is_empty();
     let replica_sets = match explain_json(bytes, &options.explain_options()) {
         Ok(x) => Some(x),
@@ -174,7 +178,7 @@ pub fn report(bytes: &[u8], options: &ReportOptions) -> Result<Report> {
     };
     let forecasts = match &options.forecast {
         None => Vec::new(),
-        Some(request) => forecasts(bytes, &request.options(now)?)?,
+        Some(request) => forecasts(items, &request.options(now)?)?,
     };
     Ok(Report {
         deployments: has_deployments.then_some(deployments),
@@ -184,9 +188,7 @@ pub fn report(bytes: &[u8], options: &ReportOptions) -> Result<Report> {
 }
 
 /// The forecast of every Deployment of the snapshot, over the snapshot's ReplicaSets.
-fn forecasts(bytes: &[u8], options: &ForecastOptions) -> Result<Vec<Forecast>> {
-    let list: Value = crate::input::from_json_any(bytes)?;
-    let items = list_items(&list)?.unwrap_or(std::slice::from_ref(&list));
+fn forecasts(items: &[Value], options: &ForecastOptions) -> Result<Vec<Forecast>> {
     let of_kind = |kind: &'static str| {
         items
             .iter()

@@ -11,7 +11,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as replicore from "replicore";
 import * as simEntry from "replicore/sim";
-import { NOW, cluster } from "./helpers.mjs";
+import { NOW, cluster, prng } from "./helpers.mjs";
 
 const { Store, isReplicoreError } = replicore;
 const { Simulator } = simEntry;
@@ -19,17 +19,6 @@ const { Simulator } = simEntry;
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
 const CALLS = Number(process.env.FUZZ_CALLS ?? 10_000);
 
-/** mulberry32: a small seeded PRNG. */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const list = cluster();
 const owners = list.items.filter((i) => i.kind === "ReplicaSet");

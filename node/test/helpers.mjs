@@ -39,3 +39,15 @@ export function assertOneLineError(r, { status, match }) {
 export function controllerOf(o) {
   return (o.metadata?.ownerReferences ?? []).find((r) => r.controller);
 }
+
+/** mulberry32: a small seeded PRNG, so a run is replayed by its seed. */
+export function prng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

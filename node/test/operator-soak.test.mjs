@@ -20,6 +20,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { devServer, FAST_LEASE, killAll, operator, replicaSet, rsPath, sleep } from "./operator-helpers.mjs";
+import { prng } from "./helpers.mjs";
 
 const num = (name, dflt) => {
   const v = process.env[name];
@@ -52,17 +53,6 @@ const WORKLOADS = {
   ReplicaSet: { storeKey: "apps/replicasets", path: (name = "") => rsPath(NS, name), manifest: (name, n) => replicaSet(name, n) },
 };
 
-/** mulberry32: a small seeded PRNG, so a run is replayed by its seed. */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const ops = [];
 const servers = [];

@@ -79,7 +79,8 @@ export function openEditor(pod: PodView, handlers: EditorHandlers): void {
   byId("pod-editor-title").textContent = `Edit pod ${pod.name}`;
   byId("pod-editor-error").textContent = "";
   const phase = byId<HTMLSelectElement>("edit-phase");
-  phase.value = ["Pending", "Running", "Succeeded", "Failed", "Unknown"].includes(pod.phase) ? pod.phase : "Running";
+  // The select's own options are the phases a pod can be given.
+  phase.value = [...phase.options].some((o) => o.value === pod.phase) ? pod.phase : "Running";
   byId<HTMLInputElement>("edit-ready").checked = pod.ready;
   byId<HTMLInputElement>("edit-restarts").value = String(pod.restarts);
   byId<HTMLInputElement>("edit-cost").value = pod.deletionCost === 0 ? "" : String(pod.deletionCost);

@@ -2,7 +2,7 @@
 // the timeline chart. They render plain view models; the modes turn the simulator's state
 // or an imported snapshot into those.
 
-import { rankRuleTexts, type RankRule, type Sample } from "replicore";
+import { deletionCostAnnotation, rankRuleTexts, type RankRule, type Sample } from "replicore";
 import { duration, h, s, type Child } from "./dom.js";
 
 /** A pod as the cluster view and the editor show it. */
@@ -162,7 +162,7 @@ export function rankingTable(rows: RankRow[], o: RankingOptions): HTMLElement {
       h("th", { scope: "col", class: "c-pod" }, "pod"),
       h("th", { scope: "col", class: "c-state" }, "phase"),
       h("th", { scope: "col", class: "c-ready" }, "ready"),
-      h("th", { scope: "col", class: "c-num", title: "pod-deletion-cost" }, "cost"),
+      h("th", { scope: "col", class: "c-num", title: deletionCostAnnotation() }, "cost"),
       h("th", { scope: "col", class: "c-num", title: "active sibling pods on the same node" }, "co-loc"),
       h("th", { scope: "col", class: "c-num", title: "container restarts" }, h("span", { "aria-hidden": "true" }, "↻"), h("span", { class: "sr-only" }, "restarts")),
       h("th", { scope: "col", class: "c-why" }, "why before next"),

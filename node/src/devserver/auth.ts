@@ -5,15 +5,10 @@
 // "<ns>"`); an unknown token is 401 Unauthorized. Without configured tokens every request
 // is allowed, as before.
 
-/** What a request does, as the API server's authorizer sees it. */
-export interface RequestAttributes {
-  verb: string;
-  group: string;
-  resource: string;
-  subresource?: string;
-  namespace?: string;
-  name?: string;
-}
+import type { RequestAttributes } from "../api-path.js";
+
+/** What a request does, as the API server's authorizer sees it (shared with the operator). */
+export type { RequestAttributes };
 
 /**
  * A deny rule: every listed field must match (an omitted field or "*" matches anything).

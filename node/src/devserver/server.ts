@@ -4,7 +4,8 @@
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { authorize, type RequestAttributes, type TokenTable } from "./auth.js";
+import { splitApiPath, type RequestAttributes } from "../api-path.js";
+import { authorize, type TokenTable } from "./auth.js";
 import { FaultState, reasonFor, type FaultRule, type RequestInfo } from "./faults.js";
 import { CAUSE_REASON, deploymentCells, dropNulls, errorBody, sameJson } from "./deployments.js";
 import { Kubelet, type KubeletOptions } from "./kubelet.js";
@@ -287,24 +288,10 @@ export class DevServer {
   }
 
   private route(path: string): Route | undefined {
-    const parts = path.split("/").filter((p) => p !== "").map(decodeURIComponent);
-    let group: string;
-    let version: string;
-    let rest: string[];
-    if (parts[0] === "api" && parts.length >= 3) {
-      group = "";
-      version = parts[1] as string;
-      rest = parts.slice(2);
-    } else if (parts[0] === "apis" && parts.length >= 4) {
-      group = parts[1] as string;
-      version = parts[2] as string;
-      rest = parts.slice(3);
-    } else return undefined;
-    let namespace: string | undefined;
-    if (rest[0] === "namespaces" && rest.length >= 3) {
-      namespace = rest[1];
-      rest = rest.slice(2);
-    }
+    const split = splitApiPath(path);
+    if (!split) return undefined;
+    const { group, version, namespace } = split;
+    const rest = split.rest;
     const type = findResource(group, version, rest[0] as string);
     if (!type) {
       // GET /api/v1/namespaces/<name>: any namespace exists.

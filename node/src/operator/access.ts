@@ -4,6 +4,7 @@
 // denial ends the process with that one line; later it is logged and keeps /readyz at 503
 // until the same request kind succeeds again.
 
+import { splitApiPath, type RequestAttributes } from "../api-path.js";
 import type { KubeConfig } from "@kubernetes/client-node";
 
 /** One denied request kind. */
@@ -21,39 +22,18 @@ export interface Denial {
   message: string;
 }
 
-interface Attributes {
-  verb: string;
-  group: string;
-  resource: string;
-  subresource?: string;
-  namespace?: string;
-  name?: string;
-}
-
 /** The authorizer's view of a request (as kube-apiserver's RequestInfo resolves it). */
-export function attributesOf(method: string, url: string): Attributes | undefined {
+export function attributesOf(method: string, url: string): RequestAttributes | undefined {
   let u: URL;
   try {
     u = new URL(url, "http://x");
   } catch {
     return undefined;
   }
-  const parts = u.pathname.split("/").filter((p) => p !== "").map(decodeURIComponent);
-  let group: string;
-  let rest: string[];
-  if (parts[0] === "api" && parts.length >= 3) {
-    group = "";
-    rest = parts.slice(2);
-  } else if (parts[0] === "apis" && parts.length >= 4) {
-    group = parts[1] as string;
-    rest = parts.slice(3);
-  } else return undefined;
-  let namespace: string | undefined;
-  if (rest[0] === "namespaces" && rest.length >= 3) {
-    namespace = rest[1];
-    rest = rest.slice(2);
-  }
-  const [resource, name, subresource] = rest as [string, string | undefined, string | undefined];
+  const path = splitApiPath(u.pathname);
+  if (!path) return undefined;
+  const { group, namespace } = path;
+  const [resource, name, subresource] = path.rest as [string, string | undefined, string | undefined];
   const watch = u.searchParams.get("watch");
   const m = method.toUpperCase();
   const verb =
