@@ -203,6 +203,15 @@ export function expectationsSatisfied(current: Expectations, now: Time): boolean
   return guard("", () => raw.expectationsSatisfied(json(current ?? null, "current"), json(iso(now, "now"), "now")));
 }
 
+/**
+ * How many of `pods` a `pods` ResourceQuota charges at `now`: kube-apiserver's rule
+ * (`QuotaV1Pod`: not Failed/Succeeded, not terminating past its grace period). For a fake
+ * API server that answers pod creates with 403 exceeded quota.
+ */
+export function podQuotaUsed(pods: Pod[], now: Time): number {
+  return guard("", () => raw.podQuotaUsed(json(pods, "pods", written().pods), json(iso(now, "now"), "now")));
+}
+
 /** Does the label selector match the labels? (nil = nothing, `{}` = everything; invalid throws) */
 export function selectorMatches(selector: LabelSelector | null, labels: Record<string, string> | null | undefined): boolean {
   return guard("", () => raw.selectorMatches(json(selector ?? null, "selector"), json(labels ?? null, "labels")));

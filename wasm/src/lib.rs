@@ -14,6 +14,7 @@ pub mod facts;
 mod heap;
 #[cfg(feature = "judge")]
 pub mod judge;
+pub mod quota;
 #[cfg(feature = "explain")]
 pub mod report;
 #[cfg(feature = "sim")]
