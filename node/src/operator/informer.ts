@@ -139,6 +139,16 @@ export class Informer<T extends KubernetesObject> {
     await first;
   }
 
+  /** The cached object of key `namespace/name`. */
+  get(key: string): T | undefined {
+    return this.last.get(key);
+  }
+
+  /** The cached objects. */
+  items(): IterableIterator<T> {
+    return this.last.values();
+  }
+
   /** Objects in the cache. */
   size(): number {
     return this.last.size;
