@@ -6,7 +6,7 @@
 // the ReplicaDeployment custom resource over ReplicaPools.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { controllerOf, devServer, killAll, operator, pods, podsPath, poolPath, replicaSet, rsPath, waitFor } from "./operator-helpers.mjs";
+import { controllerOf, devServer, FAST_LEASE, killAll, operator, pods, podsPath, poolPath, replicaSet, rsPath, waitFor } from "./operator-helpers.mjs";
 
 const ops = [];
 const servers = [];
@@ -288,4 +288,47 @@ test("ReplicaDeployment over ReplicaPools (--owner ReplicaPool --deployment-owne
   assert.equal(d.metadata.annotations["deployment.kubernetes.io/revision"], "2");
   assert.ok((await pods(api, "crd")).every((p) => p.spec.containers[0].image === "nginx:1.28"));
   void podsPath;
+});
+
+test("5xx on ReplicaSet writes, then the leader SIGKILLed mid-rollout: the standby takes the Lease and completes it within the surge bound", async () => {
+  const dev = await devServer({ kubelet: { scheduleDelayMs: 5, runDelayMs: 5, readyDelayMs: 200, nodes: 3 } });
+  servers.push(dev);
+  const { api, server } = dev;
+  const a = operator(dev.url, [], { lease: FAST_LEASE, name: "a" });
+  ops.push(a);
+  await a.waitLog("operator running");
+  const b = operator(dev.url, [], { lease: FAST_LEASE, name: "b" });
+  ops.push(b);
+  await b.waitLog("serving metrics and health");
+  await api.post(deployPath("ha"), deployment("web", 8, { maxSurge: 2, maxUnavailable: 1 }));
+  const first = await waitFor(async () => {
+    const o = await api.get(deployPath("ha", "web"));
+    return complete(o, 8) ? o : undefined;
+  }, "the first rollout complete", 60000);
+  const bounds = watchBounds(server, "ha");
+  // Three ReplicaSet updates (the scaling steps) answer 503 first.
+  server.faults.add({ verb: "update", resource: "replicasets", status: 503, times: 3 });
+  await api.patch(deployPath("ha", "web"), { spec: { template: { spec: { containers: [{ name: "main", image: "nginx:1.28" }] } } } }, "application/strategic-merge-patch+json");
+  await waitFor(async () => {
+    const sets = await ownedSets(api, rsPath("ha"), first.metadata.uid);
+    const fresh = sets.find((s) => s.spec.template.spec.containers[0].image === "nginx:1.28");
+    return fresh && (fresh.status?.readyReplicas ?? 0) >= 2 && fresh.spec.replicas < 8;
+  }, "the rollout under way", 60000);
+  assert.equal(server.faults.view().rules[0].failed, 3, "the 503s were answered");
+  await a.kill("SIGKILL");
+  await b.waitLog("operator running", {}, 60000);
+  const d = await waitFor(async () => {
+    const o = await api.get(deployPath("ha", "web"));
+    return o.metadata.generation > first.metadata.generation && complete(o, 8) ? o : undefined;
+  }, "the rollout completed by the new leader", 60000).catch((e) => {
+    throw new Error(`${e.message}\n${b.tail()}`);
+  });
+  bounds.stop();
+  assert.ok(bounds.seen.max <= 10, `never more than 8 + 2 pods (saw ${bounds.seen.max})`);
+  assert.ok(bounds.seen.minReady >= 7, `never fewer than 8 - 1 ready (saw ${bounds.seen.minReady})`);
+  assert.ok(b.find("deployment synced").some((l) => l.key === "ha/web"), "the new leader synced the Deployment");
+  const sets = await ownedSets(api, rsPath("ha"), d.metadata.uid);
+  assert.equal(sets.length, 2);
+  assert.equal(sets.find((s) => s.spec.replicas === 8).spec.template.spec.containers[0].image, "nginx:1.28");
+  assert.equal((await pods(api, "ha")).length, 8);
 });
