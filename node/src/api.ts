@@ -4,7 +4,7 @@
 // engine's.
 
 import * as raw from "./wasm/replicore_wasm.js";
-import { guard, iso, json, optJson, record, replicoreError, utf8, withNow } from "./json-text.js";
+import { guard, iso, json, optJson, record, utf8, withNow } from "./json-text.js";
 import { compile, listOf, openObject, type FieldTree, type Writer } from "./pod-json.js";
 import type {
   CallResult,
@@ -71,19 +71,6 @@ function parsed<T>(text: unknown): T {
 // ---------------------------------------------------------------------------------------
 // The API
 
-/** The JSON (UTF-8 bytes) a plan was made from, for the calls that judge its outcome. */
-const plans = new WeakMap<object, PlanContext>();
-
-/**
- * What `plan()` made a plan from, and its manage step when it has no claims (what
- * `manageAfterClaims` answers then, whatever the caller did to the plan object since).
- */
-interface PlanContext {
-  input: Uint8Array;
-  config: Uint8Array | undefined;
-  manage: Manage | undefined;
-}
-
 /**
  * The fields of a pod the engine reads, as a tree: `true` for a value read whole, an
  * object of fields, or a one-item array of the shape of a list's items. The package
@@ -112,53 +99,39 @@ export function planJson(inputJson: string, config?: Config): SyncPlan {
 }
 
 function planBytes(input: Uint8Array, config?: Config): SyncPlan {
-  const configJson = optJson(config, "config");
-  const p = parsed<SyncPlan>(raw.plan(input, configJson));
-  plans.set(p, { input, config: configJson, manage: p.claims.length === 0 ? p.manage : undefined });
-  return p;
+  return parsed<SyncPlan>(raw.plan(input, optJson(config, "config")));
 }
 
-function contextOf(p: SyncPlan): PlanContext {
-  const ctx = typeof p === "object" && p !== null ? plans.get(p) : undefined;
-  if (!ctx) {
-    const e = new Error(
-      "plan: this plan was not made by plan() of this module (use completeInput(input, outcome, config) for plans made elsewhere)",
-    ) as ReplicoreError;
-    e.code = "UNKNOWN_PLAN";
-    e.path = "plan";
-    throw e;
-  }
-  return ctx;
-}
+// A plan is a value: it carries what the later steps need (see `PlanBasis`), so the calls
+// below take it as it is, also after `structuredClone` or a JSON round trip, and from
+// another process. Nothing is kept beside it and nothing is planned again.
 
 /** R-32: `null` when the planned adoptions may go ahead given the live read of the owner, else why not. */
 export function adoptionAllowed(p: SyncPlan, liveOwner: LiveOwner): string | null {
-  return guard("", () => {
-    const { input, config } = contextOf(p);
-    return raw.adoptionAllowed(input, json(liveOwner, "liveOwner"), config) ?? null;
-  });
+  return guard("", () => raw.adoptionAllowed(json(p, "plan"), json(liveOwner, "liveOwner")) ?? null);
 }
 
 /** The manage step once the claims are done (equal to `plan.manage` if all went as planned). */
 export function manageAfterClaims(p: SyncPlan, claims: ClaimOutcome): Manage {
-  return guard("", () => {
-    const { input, config, manage } = contextOf(p);
-    if (manage !== undefined) return manage;
-    return raw.manageAfterClaims(input, json(claims, "claims"), config) as Manage;
-  });
+  return guard("", () => raw.manageAfterClaims(json(p, "plan"), json(claims, "claims")) as Manage);
 }
 
 /** What the host's calls mean: status to write, expectation corrections, events, requeue. */
 export function complete(p: SyncPlan, outcome: SyncOutcome): Completion {
-  return guard("", () => {
-    const { input, config } = contextOf(p);
-    return raw.complete(input, json(outcome, "outcome"), config) as Completion;
-  });
+  return guard("", () => raw.complete(json(p, "plan"), json(outcome, "outcome")) as Completion);
 }
 
-/** `complete` for a plan of `input` made elsewhere (plans are deterministic). */
+/** `complete` for the plan of `input` (plans are deterministic). */
 export function completeInput(input: SyncInput, outcome: SyncOutcome, config?: Config): Completion {
-  return guard("", () => raw.complete(json(input, "", written().input), json(outcome, "outcome"), optJson(config, "config")) as Completion);
+  return guard("", () => raw.completeInput(json(input, "", written().input), json(outcome, "outcome"), optJson(config, "config")) as Completion);
+}
+
+/**
+ * What to take off the expectations when a manage step stops partway (e.g. the host lost
+ * its leader lease), given the results of the calls made so far, in call order (R-54, R-59).
+ */
+export function abandonedExpectations(manage: Manage, resultsSoFar: CallResult[]): ExpectationsChange[] {
+  return guard("", () => raw.abandonedExpectations(json(manage, "manage"), json(resultsSoFar, "results")) as ExpectationsChange[]);
 }
 
 /**
@@ -230,6 +203,15 @@ export function expectationsSatisfied(current: Expectations, now: Time): boolean
   return guard("", () => raw.expectationsSatisfied(json(current ?? null, "current"), json(iso(now, "now"), "now")));
 }
 
+/**
+ * How many of `pods` a `pods` ResourceQuota charges at `now`: kube-apiserver's rule
+ * (`QuotaV1Pod`: not Failed/Succeeded, not terminating past its grace period). For a fake
+ * API server that answers pod creates with 403 exceeded quota.
+ */
+export function podQuotaUsed(pods: Pod[], now: Time): number {
+  return guard("", () => raw.podQuotaUsed(json(pods, "pods", written().pods), json(iso(now, "now"), "now")));
+}
+
 /** Does the label selector match the labels? (nil = nothing, `{}` = everything; invalid throws) */
 export function selectorMatches(selector: LabelSelector | null, labels: Record<string, string> | null | undefined): boolean {
   return guard("", () => raw.selectorMatches(json(selector ?? null, "selector"), json(labels ?? null, "labels")));
@@ -281,21 +263,16 @@ export interface StoreSize {
   pods: number;
 }
 
-function unknownPlan(): ReplicoreError {
-  return replicoreError("plan", "this plan was not made by planFor() of this store", "UNKNOWN_PLAN");
-}
-
 /**
  * Owners and pods kept in wasm memory, for hosts that stream watch events: each object
- * crosses once, when it changes, and a sync (`planFor`) sends no pod at all. A plan keeps
- * the snapshot it was made from until `complete` (or a newer `planFor` of the same
- * owner), so the store may take watch events while the plan's calls are in flight.
+ * crosses once, when it changes, and a sync (`planFor`) sends no pod at all. A plan is a
+ * value that carries what `complete` needs, so the store may take watch events while the
+ * plan's calls are in flight, and keeps nothing for it.
  * Bad objects are refused with a `ReplicoreError` and the store keeps what it had.
  * Call `free()` when done with a store (its memory lives in the wasm instance).
  */
 export class Store {
   readonly #raw: raw.Store;
-  readonly #tickets = new WeakMap<object, Ticket>();
 
   constructor(config?: Config) {
     this.#raw = guard("", () => new raw.Store(optJson(config, "config")));
@@ -342,57 +319,26 @@ export class Store {
 
   /** What a sync of the stored owner `namespace/name` will do (throws `NOT_FOUND` if absent). */
   planFor(namespace: string, name: string, options: StorePlanOptions): SyncPlan {
-    return guard("", () => {
-      const opts = withNow(options, "options");
-      const r = parsed<{ ticket: number; plan: SyncPlan }>(this.#raw.planFor(namespace, name, json(opts, "options")));
-      const manage = r.plan.claims.length === 0 ? r.plan.manage : undefined;
-      this.#tickets.set(r.plan, { key: r.plan.key, ticket: r.ticket, manage });
-      return r.plan;
-    });
+    return guard("", () => parsed<SyncPlan>(this.#raw.planFor(namespace, name, json(withNow(options, "options"), "options"))));
   }
 
-  #ticket(p: SyncPlan): Ticket {
-    const t = typeof p === "object" && p !== null ? this.#tickets.get(p) : undefined;
-    if (!t) throw unknownPlan();
-    return t;
-  }
-
-  /** R-32 for a plan of this store: `null` when the adoptions may go ahead, else why not. */
+  /** R-32 for a plan (the module's `adoptionAllowed`). */
   adoptionAllowed(p: SyncPlan, liveOwner: LiveOwner): string | null {
-    return guard("", () => {
-      const { key, ticket } = this.#ticket(p);
-      return this.#raw.adoptionAllowed(key, ticket, json(liveOwner, "liveOwner")) ?? null;
-    });
+    return adoptionAllowed(p, liveOwner);
   }
 
-  /** The manage step once the claims are done (equal to `plan.manage` if all went as planned). */
+  /** The manage step once the claims are done (the module's `manageAfterClaims`). */
   manageAfterClaims(p: SyncPlan, claims: ClaimOutcome): Manage {
-    return guard("", () => {
-      const { key, ticket, manage } = this.#ticket(p);
-      if (manage !== undefined) return manage;
-      return this.#raw.manageAfterClaims(key, ticket, json(claims, "claims")) as Manage;
-    });
+    return manageAfterClaims(p, claims);
   }
 
-  /** What the calls made for a plan of this store mean; the plan is then done. */
+  /** What the calls made for a plan mean (the module's `complete`: the plan alone suffices). */
   complete(p: SyncPlan, outcome: SyncOutcome): Completion {
-    return guard("", () => {
-      const { key, ticket } = this.#ticket(p);
-      const done = this.#raw.complete(key, ticket, json(outcome, "outcome")) as Completion;
-      this.#tickets.delete(p);
-      return done;
-    });
+    return complete(p, outcome);
   }
 
-  /** Drops a plan without completing it (e.g. the sync was abandoned). */
-  release(p: SyncPlan): void {
-    guard("", () => {
-      if (typeof p !== "object" || p === null) return;
-      const t = this.#tickets.get(p);
-      if (t) this.#raw.release(t.key);
-      this.#tickets.delete(p);
-    });
-  }
+  /** Nothing to drop: the store keeps nothing for a plan (kept for hosts that call it). */
+  release(_p: SyncPlan): void {}
 
   size(): StoreSize {
     return guard("", () => this.#raw.size() as StoreSize);
@@ -402,13 +348,6 @@ export class Store {
   free(): void {
     guard("", () => this.#raw.free());
   }
-}
-
-/** A plan of a store: its owner key and ticket, and its manage step when it has no claims. */
-interface Ticket {
-  key: string;
-  ticket: number;
-  manage: Manage | undefined;
 }
 
 // ---------------------------------------------------------------------------------------

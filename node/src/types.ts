@@ -259,6 +259,39 @@ export interface SyncPlan {
   claims: ClaimAction[];
   needsOwnerRecheck: boolean;
   manage: Manage;
+  /** What the later steps need from the input, as plain data (empty when halted). */
+  basis: PlanBasis;
+}
+
+/** What `complete` needs besides the host's results: the owner, the configuration, facts. */
+export interface PlanBasis {
+  owner: ReplicaSet;
+  config: Config;
+  needsSync: boolean;
+  terminating: number;
+  claimed: PodTally;
+  adoptions: AdoptionFacts[];
+  /** The pods to rank again should an adoption fail while the owner has too many pods. */
+  reserve?: { candidates: Pod[]; candidateIndices: number[]; related: Pod[] };
+}
+
+/** R-80, R-83 over claimed active pods. */
+export interface PodTally {
+  count: number;
+  fullyLabeled: number;
+  ready: number;
+  available: number;
+  /** When the nearest ready pod becomes available (RFC 3339). */
+  availableAt?: string;
+}
+
+/** A planned adoption's pod: its index in the input and its status facts. */
+export interface AdoptionFacts {
+  podIndex: number;
+  fullyLabeled: boolean;
+  ready: boolean;
+  available: boolean;
+  availableAt?: string;
 }
 
 export interface ApiError {
