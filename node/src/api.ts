@@ -37,6 +37,8 @@ import type {
   WatchEvent,
 } from "./types.js";
 import type { Correlation, EventCorrelatorSize, EventCorrelatorState, EventToRecord, RecordedEvent } from "./types.js";
+import type { ApiCall, ApiResult, DeploymentSync, DeploymentSyncInput, KubeObject, QueueAction, Step, SyncDone } from "./types.js";
+import type { JsonText } from "./wasm/replicore_wasm.js";
 
 export type * from "./types.js";
 export type { FieldTree } from "./pod-json.js";
@@ -410,4 +412,146 @@ export class EventCorrelator {
   free(): void {
     this.#raw.free();
   }
+}
+
+// ---------------------------------------------------------------------------------------
+// The Deployment controller: one `syncDeployment(key)` as a step machine (the engine names
+// each API call, the host makes it and reports the result, until the engine says what
+// the sync amounted to), and its event handlers (D-110..D-115). Every decision is the
+// engine's (core/src/deployment/); the types are generated from the Rust types.
+
+/**
+ * A sync's input as a host holds it: {@link DeploymentSyncInput}, with `now` also as a
+ * `Date`; the objects may be @kubernetes/client-node's (`V1Deployment`, `V1ReplicaSet`,
+ * `V1Pod`, whose `Date` fields become RFC 3339 strings when they cross).
+ */
+export type DeploymentSyncHostInput = Omit<DeploymentSyncInput, "now"> & { now: Time };
+
+/** The input as JSON: `now` as RFC 3339, pods written with the fields the engine reads. */
+function syncInputJson(input: DeploymentSyncHostInput): Uint8Array {
+  const o = record(input, "");
+  return json({ ...o, now: iso(o.now, "now") }, "", written().input);
+}
+
+/** JSON text the engine wrote, as the value it describes. */
+function fromText<T>(text: JsonText<T>): T {
+  return JSON.parse(text) as T;
+}
+
+/**
+ * The step machine at its first step, as plain data (`{input, results}`): serializable at
+ * every step (`structuredClone`, a JSON round trip), for {@link deploymentSyncNext} and
+ * {@link deploymentSyncReport}. Refuses an input the sync cannot run on.
+ */
+export function deploymentSyncStart(input: DeploymentSyncHostInput): DeploymentSync {
+  return guard("", () => fromText(raw.deploymentSyncStart(syncInputJson(input))));
+}
+
+/** The next step of a sync's state: an API call to make, or done. */
+export function deploymentSyncNext(sync: DeploymentSync): Step {
+  return guard("", () => raw.deploymentSyncNext(json(sync, "sync")));
+}
+
+/** The state with the result of the call {@link deploymentSyncNext} named (a new value). */
+export function deploymentSyncReport(sync: DeploymentSync, result: ApiResult): DeploymentSync {
+  return guard("", () => fromText(raw.deploymentSyncReport(json(sync, "sync"), json(result, "result"))));
+}
+
+/** How {@link DeploymentSyncRun.fromState} reaches the constructor (not exported). */
+const fromRaw: unique symbol = Symbol("DeploymentSyncRun.fromRaw");
+
+/**
+ * One sync's step machine kept in wasm memory, for hosts that loop fast: the input is
+ * parsed once. `state()` gives the plain state (the same as the pure functions'), and
+ * `DeploymentSyncRun.fromState(state)` resumes it. A refused argument changes nothing.
+ * Call `free()` when done (its memory lives in the wasm instance).
+ */
+export class DeploymentSyncRun {
+  readonly #raw: raw.DeploymentSyncRun;
+
+  constructor(input: DeploymentSyncHostInput);
+  /** @internal */
+  constructor(input: typeof fromRaw, run: raw.DeploymentSyncRun);
+  constructor(input: DeploymentSyncHostInput | typeof fromRaw, run?: raw.DeploymentSyncRun) {
+    if (input === fromRaw) {
+      if (run === undefined) throw replicoreError("", "DeploymentSyncRun: no machine to resume", "INTERNAL");
+      this.#raw = run;
+    } else {
+      this.#raw = guard("", () => new raw.DeploymentSyncRun(syncInputJson(input)));
+    }
+  }
+
+  /** A machine at a state {@link DeploymentSyncRun.state} or {@link deploymentSyncStart} gave. */
+  static fromState(sync: DeploymentSync): DeploymentSyncRun {
+    return new DeploymentSyncRun(fromRaw, guard("", () => raw.DeploymentSyncRun.fromState(json(sync, "sync"))));
+  }
+
+  /** The next step: an API call to make, or done. */
+  next(): Step {
+    return guard("", () => this.#raw.next());
+  }
+
+  /** The result of the call the last step named. */
+  report(result: ApiResult): void {
+    guard("", () => this.#raw.report(json(result, "result")));
+  }
+
+  /** The plain state (`{input, results}`). */
+  state(): DeploymentSync {
+    return guard("", () => fromText(this.#raw.state()));
+  }
+
+  /** Frees the machine's wasm memory; it must not be used afterwards. */
+  free(): void {
+    this.#raw.free();
+  }
+}
+
+/**
+ * Runs one sync to its end: `host` makes each API call the engine names and answers with
+ * its result (an error answer is a result, `{result: "error", reason, message, …}`; an
+ * exception thrown by `host` ends the run and is rethrown as it is).
+ */
+export async function runDeploymentSync(
+  input: DeploymentSyncHostInput,
+  host: (call: ApiCall) => ApiResult | Promise<ApiResult>,
+): Promise<SyncDone> {
+  const run = new DeploymentSyncRun(input);
+  try {
+    for (;;) {
+      const step = run.next();
+      if (step.step === "done") return step.done;
+      run.report(await host(step.call));
+    }
+  } finally {
+    run.free();
+  }
+}
+
+/**
+ * D-111..D-113: the deployment keys (`namespace/name`) a ReplicaSet watch event enqueues,
+ * given the deployments the cache holds.
+ */
+export function deploymentKeysForReplicaSetEvent(event: WatchEvent<ReplicaSet>, deployments: KubeObject[]): string[] {
+  return guard("", () => raw.deploymentKeysForReplicaSetEvent(json(event, "event"), json(deployments, "deployments")));
+}
+
+/**
+ * D-114: the Recreate deployment a deleted pod enqueues once none of its ReplicaSets has
+ * a pod left: `replicaSets` and `deployments` as the cache holds them, `pods` the pods
+ * the cache still holds.
+ */
+export function deploymentKeysForPodDeleted(pod: Pod, replicaSets: ReplicaSet[], deployments: KubeObject[], pods: Pod[]): string[] {
+  return guard("", () => {
+    const w = written();
+    return raw.deploymentKeysForPodDeleted(json(pod, "pod", w.pod), json(replicaSets, "replicaSets"), json(deployments, "deployments"), json(pods, "pods", w.pods));
+  });
+}
+
+/**
+ * D-115: what the work queue does with the key after a sync that ended with `done`,
+ * given how many times the key was requeued so far.
+ */
+export function deploymentQueueAction(done: SyncDone, requeues: number): QueueAction {
+  return guard("", () => raw.deploymentQueueAction(json(done, "done"), requeues));
 }

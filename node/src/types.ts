@@ -3,6 +3,8 @@
 // @kubernetes/client-node are assignable as they are). Outputs mirror the Rust types
 // (serde, camelCase) exactly; `core/src/*.rs` holds the field documentation.
 
+import type { ApiError, FeatureGates } from "./generated/index.js";
+
 /** An instant: an RFC 3339 string, or a `Date` as @kubernetes/client-node returns. */
 export type Time = string | Date;
 
@@ -113,12 +115,7 @@ export interface ReplicaSet {
 // ---------------------------------------------------------------------------------------
 // Configuration
 
-export interface FeatureGates {
-  PodDeletionCost: boolean;
-  LogarithmicScaleDown: boolean;
-  DeploymentReplicaSetTerminatingReplicas: boolean;
-  StaleControllerConsistencyReplicaSet: boolean;
-}
+// FeatureGates: generated from the Rust type (see the end of this file).
 
 export interface OwnerKind {
   apiVersion: string;
@@ -294,14 +291,7 @@ export interface AdoptionFacts {
   availableAt?: string;
 }
 
-export interface ApiError {
-  /** `NotFound`, `Conflict`, `Forbidden`, `Invalid`, `InternalError`, … */
-  reason: string;
-  message: string;
-  code?: number;
-  /** `details.causes[].reason`, e.g. `NamespaceTerminating`. */
-  causes?: string[];
-}
+// ApiError: generated from the Rust type (see the end of this file).
 
 export type CallResult =
   | { result: "ok"; name?: string }
@@ -569,3 +559,24 @@ export interface EventCorrelatorSize {
   observations: number;
   spam: number;
 }
+
+// ---------------------------------------------------------------------------------------
+// Generated from the Rust types by ts-rs (scripts/gen-types.sh, node/src/generated/):
+// never restated here. The Deployment controller's step machine and handlers.
+
+export type {
+  ApiCall,
+  ApiError,
+  ApiResult,
+  DeploymentEvent,
+  DeploymentSync,
+  DeploymentSyncInput,
+  Duration,
+  FeatureGates,
+  KubeObject,
+  ProgressRequeue,
+  QueueAction,
+  Step,
+  SyncDone,
+  SyncError,
+} from "./generated/index.js";

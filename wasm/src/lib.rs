@@ -7,6 +7,7 @@
 //! API users call is the package's TypeScript wrapper (`node/src/api.ts`).
 
 mod convert;
+pub mod deployment;
 pub mod event_correlation;
 #[cfg(feature = "explain")]
 pub mod facts;
