@@ -7,7 +7,6 @@
 // conditions, when to look again: all the engine's (./deployment-engine.ts).
 
 import type { KubernetesListObject, V1Pod } from "@kubernetes/client-node";
-import type { Pod, ReplicaSet } from "../api.js";
 import { strategicMergePatch, type Json } from "../devserver/patch.js";
 import type { Access } from "./access.js";
 import { NotLeader, NOT_LEADER_RETRY_MS } from "./controller.js";
@@ -123,6 +122,11 @@ export class DeploymentController {
     return out;
   }
 
+  private hasDeploymentIn(namespace: string): boolean {
+    for (const d of this.deployments?.items() ?? []) if (nsOf(d) === namespace) return true;
+    return false;
+  }
+
   /** D-110: a Deployment added, updated or deleted enqueues itself. */
   private deploymentEvent(e: InformerEvent<KubeObject>): void {
     this.queue.add(`${nsOf(e.object)}/${e.object.metadata?.name ?? ""}`);
@@ -131,7 +135,8 @@ export class DeploymentController {
   /** D-111..D-113, decided by the engine over the namespace's cached Deployments. */
   private replicaSetEvent(e: InformerEvent<KubeObject>): void {
     const ns = nsOf(e.object);
-    const event = (e.type === "updated" ? { type: e.type, old: this.kinds.toEngine(e.old), object: this.kinds.toEngine(e.object) } : { type: e.type, object: this.kinds.toEngine(e.object) }) as Parameters<typeof keysForReplicaSetEvent>[0];
+    const event: InformerEvent<KubeObject> =
+      e.type === "updated" ? { type: e.type, old: this.kinds.toEngine(e.old), object: this.kinds.toEngine(e.object) } : { type: e.type, object: this.kinds.toEngine(e.object) };
     this.enqueue(() => keysForReplicaSetEvent(event, this.inNamespace(this.deployments, ns)), e);
   }
 
@@ -139,15 +144,14 @@ export class DeploymentController {
   private podEvent(e: InformerEvent<KubeObject>): void {
     if (e.type !== "deleted") return;
     const ns = nsOf(e.object);
-    const pod = this.kinds.toEngine(e.object) as Pod;
-    this.enqueue(
-      () =>
-        keysForPodDeleted(pod, this.inNamespace(this.replicaSets, ns) as ReplicaSet[], this.inNamespace(this.deployments, ns), this.inNamespace(this.pods, ns) as Pod[]),
-      e,
-    );
+    const pod = this.kinds.toEngine(e.object);
+    this.enqueue(() => keysForPodDeleted(pod, this.inNamespace(this.replicaSets, ns), this.inNamespace(this.deployments, ns), this.inNamespace(this.pods, ns)), e);
   }
 
   private enqueue(keys: () => string[], e: InformerEvent<KubeObject>): void {
+    // The engine's handlers resolve to a cached Deployment of the object's namespace:
+    // with none cached there, the answer is no key, and the objects need not cross.
+    if (!this.hasDeploymentIn(nsOf(e.object))) return;
     let ks: string[];
     try {
       ks = keys();
@@ -206,7 +210,7 @@ export class DeploymentController {
     const calls: string[] = [];
     const done: SyncDone = await runSync(
       {
-        now: new Date().toISOString(),
+        now: new Date(),
         key: k,
         deployment,
         replicaSets: this.inNamespace(this.replicaSets, namespace),

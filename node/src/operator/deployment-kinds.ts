@@ -15,7 +15,7 @@ const ENGINE_DEPLOYMENT = { apiVersion: "apps/v1", kind: "Deployment" };
 const ENGINE_REPLICASET = { apiVersion: "apps/v1", kind: "ReplicaSet" };
 
 type Kind = { apiVersion: string; kind: string };
-type Ref = NonNullable<NonNullable<KubeObject["metadata"]>["ownerReferences"]>[number];
+type Ref = { apiVersion?: unknown; kind?: unknown; [k: string]: unknown };
 
 export class KindMap {
   private readonly pairs: Array<[Kind, Kind]>;
