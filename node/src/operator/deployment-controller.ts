@@ -278,7 +278,7 @@ export class DeploymentController {
     const { custom } = this.o.clients;
     const dep = this.o.deployment;
     const rs = this.o.replicaSet;
-    const ok = (object: unknown): ApiResult => ({ result: "ok", object: this.kinds.toEngine(object) });
+    const ok = (object: unknown): ApiResult => ({ result: "ok", object: this.kinds.toEngine(object as KubeObject) });
     try {
       switch (call.call) {
         case "getDeployment":
