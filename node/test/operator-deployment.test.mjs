@@ -125,6 +125,10 @@ test("a Deployment gets its ReplicaSet, named <deployment>-<pod-template-hash>, 
   assert.match(metrics, /^replicore_deployment_workqueue_depth \d+$/m);
   assert.match(metrics, /^replicore_deployment_sync_duration_seconds_count\{result="ok"\} [1-9]\d*$/m);
   assert.match(metrics, /^replicore_deployment_api_calls_total\{call="createReplicaSet",result="ok"\} 1$/m);
+  // One pod cache and one ReplicaSet cache, shared by both controllers.
+  assert.equal(op.find("deployment caches synced")[0].sharedWithReplicaSetController, true);
+  assert.match(metrics, /^replicore_informer_objects\{informer="Deployment"\} 1$/m);
+  assert.doesNotMatch(metrics, /informer="deployment\/Pod"/);
 });
 
 test("a new image rolls out within maxSurge 25% / maxUnavailable 25% of 10 (never above 13 pods, never below 8 ready) to completion", async () => {
@@ -264,6 +268,24 @@ test("--controllers replicaset: Deployments are left alone, ReplicaSets are mana
   assert.equal((await api.get(rsPath("solo"))).items.length, 1);
   assert.equal(op.find("deployment synced").length, 0);
   assert.equal(op.find("deployment caches synced").length, 0);
+});
+
+test("--controllers deployment: its own informers; the ReplicaSet is made and scaled, its pods are the ReplicaSet controller's (not running)", async () => {
+  const { api, op } = await start(undefined, ["--controllers", "deployment"]);
+  assert.equal(op.find("deployment caches synced")[0].sharedWithReplicaSetController, false);
+  await api.post(deployPath("alone"), deployment("web", 3));
+  const rs = await waitFor(async () => (await api.get(rsPath("alone"))).items.find((r) => r.spec.replicas === 3), "the ReplicaSet scaled to 3");
+  assert.equal(rs.metadata.name, `web-${rs.metadata.labels["pod-template-hash"]}`);
+  const d = await waitFor(async () => {
+    const o = await api.get(deployPath("alone", "web"));
+    return o.status?.observedGeneration === o.metadata.generation ? o : undefined;
+  }, "the status written");
+  assert.equal(d.status.replicas ?? 0, 0, "no pods: the ReplicaSet controller does not run");
+  assert.equal(d.status.updatedReplicas ?? 0, 0);
+  assert.equal((await pods(api, "alone")).length, 0);
+  const metrics = await (await fetch(`${op.metricsUrl()}/metrics`)).text();
+  assert.match(metrics, /^replicore_informer_objects\{informer="Deployment"\} 1$/m);
+  assert.match(metrics, /^replicore_informer_objects\{informer="deployment\/ReplicaSet"\} 1$/m);
 });
 
 test("ReplicaDeployment over ReplicaPools (--owner ReplicaPool --deployment-owner ReplicaDeployment): a pool per template, a rollout, the status", async () => {

@@ -10,6 +10,8 @@ import { Access, describe, remedy, type Denial } from "./access.js";
 import { Controller } from "./controller.js";
 import { DeploymentController } from "./deployment-controller.js";
 import { EventRecorder } from "./recorder.js";
+import type { Informer } from "./informer.js";
+import type { KubeObject } from "./deployment-engine.js";
 import { clients, loadKubeConfig, parseOwner } from "./kube.js";
 import { DEFAULT_LEASE, LeaderElector } from "./leader.js";
 import { makeLogger, type Level } from "./log.js";
@@ -233,7 +235,9 @@ export async function operatorCommand(args: string[]): Promise<number> {
   });
   const startInformers = async (): Promise<void> => {
     if (runReplicaSets) await controller.startInformers();
-    if (runDeployments) await deployments.startInformers();
+    // Both controllers on the same ReplicaSet resource: one pod cache and one ReplicaSet cache.
+    const shared = controller.informers() as { pods: Informer<KubeObject>; owners: Informer<KubeObject> } | undefined;
+    if (runDeployments) await deployments.startInformers(shared ? { pods: shared.pods, replicaSets: shared.owners } : undefined);
   };
   const stopInformers = async (): Promise<void> => {
     await controller.stopInformers();

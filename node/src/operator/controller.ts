@@ -224,6 +224,11 @@ export class Controller {
     this.o.access?.observeWatchError(err, path);
   }
 
+  /** The pod and owner informers, once started, for a controller that shares their caches. */
+  informers(): { pods: Informer<V1Pod>; owners: Informer<V1ReplicaSet> } | undefined {
+    return this.podInformer && this.ownerInformer ? { pods: this.podInformer, owners: this.ownerInformer } : undefined;
+  }
+
   async stopInformers(): Promise<void> {
     await this.ownerInformer?.stop();
     await this.podInformer?.stop();

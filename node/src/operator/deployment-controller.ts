@@ -54,6 +54,8 @@ export class DeploymentController {
   private deployments: Informer<KubeObject> | undefined;
   private replicaSets: Informer<KubeObject> | undefined;
   private pods: Informer<KubeObject> | undefined;
+  /** The informers started here (not the shared ones). */
+  private readonly own: Informer<KubeObject>[] = [];
   private workers: Promise<void>[] = [];
 
   constructor(private readonly o: DeploymentControllerOptions) {
@@ -93,25 +95,36 @@ export class DeploymentController {
     });
   }
 
-  async startInformers(): Promise<void> {
-    this.pods = this.informer("Pod", "pods", (e) => this.podEvent(e));
-    this.replicaSets = this.informer(this.o.replicaSet.kind, this.o.replicaSet, (e) => this.replicaSetEvent(e));
-    this.deployments = this.informer(this.o.deployment.kind, this.o.deployment, (e) => this.deploymentEvent(e));
+  /**
+   * Starts the informers; with `shared` (the ReplicaSet controller's, started, on the same
+   * ReplicaSet resource), its pod and ReplicaSet caches are read and their events
+   * subscribed to instead of a second list and watch of each (client-go's shared
+   * informers). Events delivered before subscribing need no handling: no Deployment is
+   * cached yet, and every cached Deployment is queued when the workers start.
+   */
+  async startInformers(shared?: { pods: Informer<KubeObject>; replicaSets: Informer<KubeObject> }): Promise<void> {
+    if (shared) {
+      this.pods = shared.pods;
+      this.replicaSets = shared.replicaSets;
+      this.pods.subscribe((e) => this.podEvent(e));
+      this.replicaSets.subscribe((e) => this.replicaSetEvent(e));
+    } else {
+      this.own.push((this.pods = this.informer("Pod", "pods", (e) => this.podEvent(e))));
+      this.own.push((this.replicaSets = this.informer(this.o.replicaSet.kind, this.o.replicaSet, (e) => this.replicaSetEvent(e))));
+    }
+    this.own.push((this.deployments = this.informer(this.o.deployment.kind, this.o.deployment, (e) => this.deploymentEvent(e))));
     // Pods and ReplicaSets first, so the first syncs see them (upstream waits for all caches).
-    await this.pods.start();
-    await this.replicaSets.start();
-    await this.deployments.start();
+    for (const inf of this.own) await inf.start();
     const [d, rs, p] = [this.deployments, this.replicaSets, this.pods];
     const dk = this.o.deployment.kind;
     const rk = this.o.replicaSet.kind;
-    this.o.metrics.deploymentCacheSizes = () => ({ [`deployment/${dk}`]: d.size(), [`deployment/${rk}`]: rs.size(), "deployment/Pod": p.size() });
-    this.o.log.info("deployment caches synced", { deployments: d.size(), replicaSets: rs.size() });
+    this.o.metrics.deploymentCacheSizes = () => (shared ? { [dk]: d.size() } : { [dk]: d.size(), [`deployment/${rk}`]: rs.size(), "deployment/Pod": p.size() });
+    this.o.log.info("deployment caches synced", { deployments: d.size(), replicaSets: rs.size(), sharedWithReplicaSetController: shared !== undefined });
   }
 
+  /** Stops the informers this controller started (shared ones are their owner's to stop). */
   async stopInformers(): Promise<void> {
-    await this.deployments?.stop();
-    await this.replicaSets?.stop();
-    await this.pods?.stop();
+    for (const inf of [...this.own].reverse()) await inf.stop();
   }
 
   /** The cached objects of `inf` in `namespace`, as the engine reads them. */
