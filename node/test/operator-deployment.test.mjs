@@ -222,6 +222,42 @@ test("pause: a template change makes no ReplicaSet until resumed; then it rolls 
   assert.equal(sets.find((s) => s.spec.replicas === 2).spec.template.spec.containers[0].image, "nginx:1.28");
 });
 
+test("Recreate: the new template's pods only once every old pod is gone (the pod deletions enqueue the Deployment, D-114)", async () => {
+  const { api, server, op } = await start();
+  const d0 = deployment("web", 4);
+  d0.spec.strategy = { type: "Recreate" };
+  await api.post(deployPath("redo"), d0);
+  const first = await waitFor(async () => {
+    const o = await api.get(deployPath("redo", "web"));
+    return complete(o, 4) ? o : undefined;
+  }, "the first rollout complete");
+  // On every pod change: the pods never belong to two ReplicaSets at once.
+  let mixed = 0;
+  const watcher = {
+    resource: "/pods",
+    namespace: "redo",
+    send: () => {
+      const owners = new Set(server.store.list("/pods", "redo").map((p) => controllerOf(p)?.uid));
+      if (owners.size > 1) mixed++;
+    },
+    close: () => {},
+  };
+  server.store.watchers.add(watcher);
+  await api.patch(deployPath("redo", "web"), { spec: { template: { spec: { containers: [{ name: "main", image: "nginx:1.28" }] } } } }, "application/strategic-merge-patch+json");
+  const d = await waitFor(async () => {
+    const o = await api.get(deployPath("redo", "web"));
+    return o.metadata.generation > first.metadata.generation && complete(o, 4) ? o : undefined;
+  }, "the Recreate rollout complete", 60000).catch((e) => {
+    throw new Error(`${e.message}\n${op.tail()}`);
+  });
+  server.store.watchers.delete(watcher);
+  assert.equal(mixed, 0, "old and new pods never together");
+  const sets = await ownedSets(api, rsPath("redo"), d.metadata.uid);
+  assert.equal(sets.length, 2);
+  assert.equal(sets.find((s) => s.spec.replicas === 4).spec.template.spec.containers[0].image, "nginx:1.28");
+  assert.ok((await pods(api, "redo")).every((p) => p.spec.containers[0].image === "nginx:1.28"));
+});
+
 test("a Conflict on the status write ends that sync with the error; the retry writes the status (no lost update)", async () => {
   const { api, server, op } = await start();
   // The first two status writes of the Deployment answer 409.
