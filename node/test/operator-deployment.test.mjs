@@ -258,6 +258,27 @@ test("Recreate: the new template's pods only once every old pod is gone (the pod
   assert.ok((await pods(api, "redo")).every((p) => p.spec.containers[0].image === "nginx:1.28"));
 });
 
+test("pods that never become ready: the sync requeued at the progress deadline reports ProgressDeadlineExceeded", async () => {
+  // No kubelet: the pods stay Pending; after the last pod event nothing enqueues the
+  // Deployment but the engine's requeue at the deadline.
+  const { api, op } = await start(null);
+  const d0 = deployment("web", 2);
+  d0.spec.progressDeadlineSeconds = 2;
+  await api.post(deployPath("stuck"), d0);
+  const d = await waitFor(async () => {
+    const o = await api.get(deployPath("stuck", "web"));
+    return condition(o, "Progressing")?.reason === "ProgressDeadlineExceeded" ? o : undefined;
+  }, "ProgressDeadlineExceeded", 30000).catch((e) => {
+    throw new Error(`${e.message}\n${op.tail()}`);
+  });
+  const progressing = condition(d, "Progressing");
+  assert.equal(progressing.status, "False");
+  assert.match(progressing.message, /^ReplicaSet "web-[a-z0-9]+" has timed out progressing\.$/);
+  assert.equal(d.status.unavailableReplicas, 2);
+  const syncs = op.find("deployment synced").filter((l) => l.key === "stuck/web");
+  assert.ok(syncs.some((l) => /^after \d/.test(l.requeue)), "a sync asked to be requeued before the deadline");
+});
+
 test("a Conflict on the status write ends that sync with the error; the retry writes the status (no lost update)", async () => {
   const { api, server, op } = await start();
   // The first two status writes of the Deployment answer 409.
