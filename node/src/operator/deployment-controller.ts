@@ -10,7 +10,7 @@ import type { KubernetesListObject, V1Pod } from "@kubernetes/client-node";
 import { strategicMergePatch, type Json } from "../devserver/patch.js";
 import type { Access } from "./access.js";
 import { NotLeader, NOT_LEADER_RETRY_MS } from "./controller.js";
-import { keysForPodDeleted, keysForReplicaSetEvent, queueAction, runSync, type ApiCall, type ApiResult, type KubeObject, type SyncDone } from "./deployment-engine.js";
+import { keysForPodDeleted, keysForReplicaSetEvent, queueAction, readsPods, runSync, type ApiCall, type ApiResult, type KubeObject, type SyncDone } from "./deployment-engine.js";
 import { KindMap } from "./deployment-kinds.js";
 import { Informer, type InformerEvent } from "./informer.js";
 import { apiError, patchOptions, type Clients, type OwnerResource } from "./kube.js";
@@ -158,7 +158,12 @@ export class DeploymentController {
     if (e.type !== "deleted") return;
     const ns = nsOf(e.object);
     const pod = this.kinds.toEngine(e.object);
-    this.enqueue(() => keysForPodDeleted(pod, this.inNamespace(this.replicaSets, ns), this.inNamespace(this.deployments, ns), this.inNamespace(this.pods, ns)), e);
+    this.enqueue(() => {
+      // Only the Deployments whose handling reads pods can be enqueued (the engine's
+      // answer); with none, the namespace's pods need not cross.
+      const deployments = this.inNamespace(this.deployments, ns).filter((d) => readsPods(d));
+      return deployments.length === 0 ? [] : keysForPodDeleted(pod, this.inNamespace(this.replicaSets, ns), deployments, this.inNamespace(this.pods, ns));
+    }, e);
   }
 
   private enqueue(keys: () => string[], e: InformerEvent<KubeObject>): void {
@@ -227,7 +232,8 @@ export class DeploymentController {
         key: k,
         deployment,
         replicaSets: this.inNamespace(this.replicaSets, namespace),
-        pods: this.inNamespace(this.pods, namespace),
+        // A sync that does not read pods (the engine says which) gets none.
+        pods: deployment && readsPods(deployment) ? this.inNamespace(this.pods, namespace) : [],
       },
       async (call) => {
         const r = await this.perform(call);

@@ -4,7 +4,7 @@
 // handlers.rs), and what the work queue does after a sync (D-115). The host decides none
 // of it; it only performs I/O.
 
-import { deploymentKeysForPodDeleted, deploymentKeysForReplicaSetEvent, deploymentQueueAction, runDeploymentSync } from "../node.js";
+import { deploymentKeysForPodDeleted, deploymentKeysForReplicaSetEvent, deploymentQueueAction, deploymentReadsPods, runDeploymentSync } from "../node.js";
 import type { ApiCall, ApiResult, DeploymentSyncHostInput, KubeObject, Pod, QueueAction, ReplicaSet, SyncDone, WatchEvent } from "../api.js";
 
 export type { ApiCall, ApiResult, DeploymentSyncHostInput, KubeObject, QueueAction, SyncDone };
@@ -26,6 +26,11 @@ export function keysForReplicaSetEvent(event: WatchEvent<KubeObject>, deployment
 /** D-114: the (Recreate) Deployment a pod deletion enqueues, once none of its ReplicaSets has a pod left. */
 export function keysForPodDeleted(pod: KubeObject, replicaSets: KubeObject[], deployments: KubeObject[], pods: KubeObject[]): string[] {
   return deploymentKeysForPodDeleted(pod as Pod, replicaSets as ReplicaSet[], deployments, pods as Pod[]);
+}
+
+/** Do this Deployment's sync and pod-deletion handling read pods (D-61, D-114)? If not, they get none. */
+export function readsPods(deployment: KubeObject): boolean {
+  return deploymentReadsPods(deployment);
 }
 
 /** D-115: what the queue does with a key after a sync, given its requeues so far. */
