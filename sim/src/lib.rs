@@ -36,6 +36,7 @@
 pub mod apiserver;
 pub mod clock;
 pub mod controller;
+pub mod deployment;
 mod edits;
 pub mod kubelet;
 pub mod queue;
@@ -60,10 +61,14 @@ use replicore::time::Time;
 use apiserver::{ApiServer, Change};
 use clock::{Agenda, Clock, Ms, Phase};
 use controller::Controller;
+pub use deployment::{DeploymentSample, DeploymentStep, SimDeployment, SimLane};
 use kubelet::{Action, PodLife};
 use rng::Rng;
 use scenario::EffectiveDelays;
-pub use scenario::{DelayMs, Delays, Edit, Faults, Nodes, Scenario, ScenarioOwner, TimedEdit};
+pub use scenario::{
+    DelayMs, Delays, Edit, Faults, Nodes, Scenario, ScenarioDeployment, ScenarioOwner,
+    TemplateFailure, TimedEdit,
+};
 pub use state::{Sample, SimState};
 use trace::{SyncTrace, Trace, TraceEntry, What};
 use watch::Informer;
@@ -91,6 +96,8 @@ pub(crate) enum Ev {
     QueueFire(String),
     Work,
     Edit(Box<Edit>),
+    DeploymentQueueFire(String),
+    DeploymentWork,
 }
 
 /// A Kubernetes event the controller recorded.
@@ -118,6 +125,8 @@ pub struct Simulator {
     nodes: Vec<String>,
     lives: BTreeMap<String, PodLife>,
     ctrl: Controller,
+    /// The Deployment controller (idle unless the scenario has a Deployment).
+    dctrl: deployment::DeploymentController,
     delays: EffectiveDelays,
     faults: Faults,
     trace: Trace,
@@ -223,6 +232,7 @@ impl Simulator {
         let declared: Vec<ScenarioOwner> = match (&scenario.owners, &scenario.cluster) {
             (Some(list), _) => list.clone(),
             (None, Some(_)) => Vec::new(),
+            (None, None) if scenario.deployment.is_some() => Vec::new(),
             (None, None) => vec![ScenarioOwner {
                 name: None,
                 namespace: None,
@@ -244,7 +254,7 @@ impl Simulator {
             }
             owners.push(rs);
         }
-        if owners.is_empty() {
+        if owners.is_empty() && scenario.deployment.is_none() {
             return Err(Error::Missing {
                 path: "owners".into(),
             });
@@ -285,6 +295,7 @@ impl Simulator {
                 config,
                 ..Controller::default()
             },
+            dctrl: deployment::DeploymentController::default(),
             delays,
             faults,
             trace: Trace::default(),
@@ -296,6 +307,9 @@ impl Simulator {
             resync_pending: false,
             scenario,
         };
+        if let Some(d) = sim.scenario.deployment.clone() {
+            initial.push(sim.create_deployment(&d)?);
+        }
         // The informers' initial list: every object delivered at t = 0, in store order.
         for change in initial {
             if let apiserver::Object::Pod(p) = &change.object {
@@ -361,6 +375,8 @@ impl Simulator {
                 let error = self.apply_edit(&edit).err().map(|e| e.to_string());
                 self.record(What::Edit { edit: *edit, error });
             }
+            Ev::DeploymentQueueFire(key) => self.deployment_fire(&key),
+            Ev::DeploymentWork => self.deployment_work(),
         }
         self.after_event();
     }
@@ -368,6 +384,10 @@ impl Simulator {
     fn after_event(&mut self) {
         self.kick();
         self.sample();
+        if self.dctrl.key.is_some() {
+            self.deployment_kick();
+            self.deployment_sample();
+        }
     }
 
     /// Processes the next event in virtual time; false when nothing is scheduled.
