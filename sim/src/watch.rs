@@ -233,7 +233,8 @@ impl Simulator {
                 }
             }
             Object::Deployment(d) => {
-                self.informer.owner_rv = self.informer.owner_rv.max(change.rv);
+                // (The Deployment informer is its own: the ReplicaSet controller's
+                // consistency record, S-2, reads only the pod and owner informers.)
                 // D-110: added, updated or deleted, the deployment enqueues itself.
                 dkeys = dhandlers::on_deployment_event(&d);
                 let event = match change.kind {
