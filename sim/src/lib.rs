@@ -2,9 +2,11 @@
 //! resourceVersions, quota and admission failures, a watch with delays and drops, a
 //! kubelet model (scheduling, start, readiness, crash loops, readiness flaps), and the
 //! ReplicaSet controller loop itself (event rules, expectations, the rate-limited work
-//! queue, `plan` → calls → `complete`). Pure and deterministic: no I/O, no clock, and
-//! every random draw comes from the scenario's seed, so a scenario replays to the
-//! identical trace.
+//! queue, `plan` → calls → `complete`). A scenario may start from a Deployment instead
+//! of owners: the Deployment controller loop ([`deployment`]) then runs the engine's
+//! Deployment sync beside it, and the ReplicaSet controller runs the ReplicaSets the
+//! Deployment makes. Pure and deterministic: no I/O, no clock, and every random draw
+//! comes from the scenario's seed, so a scenario replays to the identical trace.
 //!
 //! ```
 //! use replicore_sim::{Scenario, Simulator};
