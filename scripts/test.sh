@@ -13,8 +13,11 @@ step() { printf '\n== %s\n' "$*"; }
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
-step "cargo clippy (warnings are errors; with replicore's k8s-openapi feature, so its code is linted)"
-cargo clippy --workspace --all-targets --locked --features replicore/k8s-openapi -- -D warnings
+step "cargo clippy (warnings are errors; with replicore's k8s-openapi and ts features, so their code is linted)"
+cargo clippy --workspace --all-targets --locked --features replicore/k8s-openapi,replicore/ts -- -D warnings
+
+step "TypeScript declarations generated from the Rust types are current (scripts/gen-types.sh --check)"
+bash scripts/gen-types.sh --check
 
 step "cargo test (unit, rule, property, conformance, doc tests)"
 cargo test --workspace --locked --profile ci

@@ -47,11 +47,22 @@ pub fn requeue_after(
     min_ready_seconds: i32,
     now: Time,
 ) -> Option<Duration> {
+    requeue_after_next_check(
+        status,
+        min_next_check(pods, min_ready_seconds, now, now),
+        min_ready_seconds,
+    )
+}
+
+/// [`requeue_after`] given the pods' nearest check ([`min_next_check`] evaluated at the
+/// sync's `now`, which is the smallest [`next_check`] over them).
+pub fn requeue_after_next_check(
+    status: &ReplicaSetStatus,
+    next_check: Option<Duration>,
+    min_ready_seconds: i32,
+) -> Option<Duration> {
     if min_ready_seconds <= 0 || status.ready_replicas == status.available_replicas {
         return None;
     }
-    Some(
-        min_next_check(pods, min_ready_seconds, now, now)
-            .unwrap_or(Duration::from_seconds(i64::from(min_ready_seconds))),
-    )
+    Some(next_check.unwrap_or(Duration::from_seconds(i64::from(min_ready_seconds))))
 }

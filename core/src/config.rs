@@ -46,6 +46,7 @@ impl Default for OwnerKind {
 
 /// The feature gates that change the controller's decisions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "PascalCase", default)]
 pub struct FeatureGates {
     /// R-72 rule 4 (beta, on since 1.22).

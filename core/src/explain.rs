@@ -417,7 +417,11 @@ fn explain_owner(input: &SyncInput, options: &ExplainOptions) -> Result<OwnerExp
     let now = input.now;
     let plan = sync::plan(input, config)?;
     let selector = Selector::compile(rs.spec.selector.as_ref()).ok();
-    let owned = plan.claimed_pods();
+    let owned: Vec<&Pod> = if plan.halt.is_some() {
+        Vec::new()
+    } else {
+        sync::claimed_pods(input, config)
+    };
     let min_ready = rs.spec.min_ready_seconds;
     let counts = PodCounts {
         active: owned.len(),

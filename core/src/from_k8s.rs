@@ -78,6 +78,7 @@ fn object_meta(m: &meta::ObjectMeta) -> Result<ObjectMeta> {
         generation: m.generation,
         creation_timestamp: time(m.creation_timestamp.as_ref(), "metadata.creationTimestamp")?,
         deletion_timestamp: time(m.deletion_timestamp.as_ref(), "metadata.deletionTimestamp")?,
+        deletion_grace_period_seconds: m.deletion_grace_period_seconds,
         labels: m.labels.clone(),
         annotations: m.annotations.clone(),
         owner_references: m

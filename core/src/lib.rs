@@ -73,6 +73,7 @@ pub mod outcome;
 pub mod owner;
 pub mod pod_fields;
 pub mod pods;
+pub mod quota;
 pub mod rank;
 #[cfg(feature = "explain")]
 pub mod report;

@@ -61,6 +61,9 @@ pub struct ObjectMeta {
         skip_serializing_if = "Option::is_none"
     )]
     pub deletion_timestamp: Option<Time>,
+    /// Read by the `pods` quota rule only ([`crate::quota`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletion_grace_period_seconds: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub labels: Option<StringMap>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

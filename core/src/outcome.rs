@@ -6,6 +6,7 @@ use crate::model::ReplicaSet;
 
 /// An error answer of the API server (`metav1.Status` of a failed call).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ApiError {
     /// The `StatusReason`: `NotFound`, `Conflict`, `Forbidden`, `Invalid`, `InternalError`…

@@ -40,6 +40,7 @@ const METADATA: Fields = Object(&[
     ("generation", Value),
     ("creationTimestamp", Value),
     ("deletionTimestamp", Value),
+    ("deletionGracePeriodSeconds", Value),
     ("labels", Value),
     ("annotations", Value),
     ("ownerReferences", List(&OWNER_REFERENCE)),
@@ -125,6 +126,7 @@ mod tests {
                 generation: Some(1),
                 creation_timestamp: t,
                 deletion_timestamp: t,
+                deletion_grace_period_seconds: Some(30),
                 labels: Some([("a".to_owned(), "b".to_owned())].into()),
                 annotations: Some([("a".to_owned(), "b".to_owned())].into()),
                 owner_references: vec![OwnerReference {

@@ -43,6 +43,25 @@ pub fn calculate(
     finish(rs, active.len(), counts, terminating, ctx)
 }
 
+/// R-80 per digested pod: (fully labeled by `template`, ready, available).
+pub(crate) fn facts_of(
+    template: &Selector,
+    min_ready: Duration,
+    now: Time,
+    p: &Digested,
+) -> (bool, bool, bool) {
+    let d = p.digest;
+    // R-03, as pods::is_available.
+    let available = d.is_ready()
+        && (min_ready == Duration::ZERO
+            || d.ready_time().is_some_and(|t| t.plus(min_ready) <= now));
+    (
+        template.matches_digest(d.strings.labels()),
+        d.is_ready(),
+        available,
+    )
+}
+
 /// [`calculate`] over digested pods: the same counts from the digests alone.
 pub fn calculate_of(
     rs: &ReplicaSet,
@@ -53,30 +72,22 @@ pub fn calculate_of(
     let template = Selector::from_labels(rs.spec.template.labels());
     let min_ready = Duration::from_seconds(i64::from(rs.spec.min_ready_seconds));
     let counts = active.iter().fold(Counts::default(), |c, p| {
-        let d = p.digest;
-        // R-03, as pods::is_available.
-        let available = d.is_ready()
-            && (min_ready == Duration::ZERO
-                || d.ready_time().is_some_and(|t| t.plus(min_ready) <= ctx.now));
-        c.add(
-            template.matches_digest(d.strings.labels()),
-            d.is_ready(),
-            available,
-        )
+        let (fully, ready, available) = facts_of(&template, min_ready, ctx.now, p);
+        c.add(fully, ready, available)
     });
     finish(rs, active.len(), counts, terminating, ctx)
 }
 
 /// Fully labeled, ready and available pods.
 #[derive(Clone, Copy, Default)]
-struct Counts {
-    fully: i64,
-    ready: i64,
-    available: i64,
+pub(crate) struct Counts {
+    pub(crate) fully: i64,
+    pub(crate) ready: i64,
+    pub(crate) available: i64,
 }
 
 impl Counts {
-    fn add(self, fully: bool, ready: bool, available: bool) -> Counts {
+    pub(crate) fn add(self, fully: bool, ready: bool, available: bool) -> Counts {
         Counts {
             fully: self.fully + i64::from(fully),
             ready: self.ready + i64::from(ready),
@@ -85,7 +96,8 @@ impl Counts {
     }
 }
 
-fn finish(
+/// R-80..R-82 from the counts over the `active_len` claimed active pods.
+pub(crate) fn finish(
     rs: &ReplicaSet,
     active_len: usize,
     counts: Counts,

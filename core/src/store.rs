@@ -331,7 +331,7 @@ impl Snapshot {
     }
 
     /// [`crate::plan`] over the snapshot (its pods were validated by the store).
-    pub fn plan<'a>(&'a self, config: &'a Config) -> Result<SyncPlan<'a>> {
+    pub fn plan(&self, config: &Config) -> Result<SyncPlan> {
         sync::plan_view(self.view(), config)
     }
 }

@@ -1,5 +1,7 @@
 //! One sync of an owner, sans I/O (S-1..S-15): [`plan`] says what to do, the host does it,
-//! [`complete`] says what it means.
+//! [`complete`] says what it means. The plan is a value: it owns its data, serializes, and
+//! carries what the later steps need ([`PlanBasis`]), so a host may keep it anywhere
+//! (another process, a JSON file) and nothing is planned twice.
 //!
 //! ```text
 //! let plan = plan(&input, &config)?;
@@ -8,6 +10,8 @@
 //! // 2. manage: plan.manage_after(&claims)? — equal to plan.manage when every claim went
 //! //    as planned. Record its expectations, then create in batches
 //! //    (CreatePlan::next_batch) or delete every victim concurrently.
+//! //    Stopping partway (e.g. a lost leader lease)? take manage.abandoned(&results)
+//! //    off the expectations instead.
 //! // 3. let done = complete(&plan, &outcome)?; apply done.expectations, write
 //! //    done.status (one retry on conflict), requeue as done.requeue says.
 //! ```
@@ -17,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::availability;
 use crate::claim::{self, ClaimAction, ClaimKind, Verdict};
 use crate::config::{Config, OwnerKind};
-use crate::digest::{same_bytes, Digested, PodDigest, PodStrings};
+use crate::digest::{same_bytes, Digested, PodDigest, PodStrings, Pods};
 use crate::error::{Error, Result};
 use crate::expectations::ExpectationsChange;
 use crate::input::{SyncInput, SyncView};
@@ -106,14 +110,18 @@ pub enum Manage {
     Delete(DeletePlan),
 }
 
-/// The decision of one sync, before any call is made. Borrows the input it was made from.
-#[derive(Clone, Debug, Serialize)]
+/// The decision of one sync, before any call is made: a plain value that owns its data.
+/// It serializes (JSON and back, `structuredClone` in JS) and [`complete`] needs nothing
+/// besides it and the host's results: what the later steps need is in [`PlanBasis`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct SyncPlan<'a> {
-    /// `namespace/name` of the owner.
+pub struct SyncPlan {
+    /// `namespace/name` of the owner: its expectations key.
     pub key: String,
     pub now: Time,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Why the sync does nothing at all; the one record of a halt (the manage step of a
+    /// halted plan says [`Idle::Halted`], and its basis is empty).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub halt: Option<Halt>,
     /// Pods already controlled by the owner and selected by it.
     pub owned: usize,
@@ -126,32 +134,158 @@ pub struct SyncPlan<'a> {
     pub needs_owner_recheck: bool,
     /// The manage step if every claim goes as planned.
     pub manage: Manage,
-    #[serde(skip)]
-    ctx: Option<Context<'a>>,
+    /// What the steps after the plan need from the input, as plain data.
+    #[serde(default)]
+    pub basis: PlanBasis,
 }
 
-#[derive(Clone, Debug)]
-struct Context<'a> {
-    input: SyncView<'a>,
-    config: &'a Config,
-    needs_sync: bool,
-    /// Active pods already claimed, and the pods to adopt (input order each).
-    claimed: Vec<(usize, &'a Pod)>,
-    adopt: Vec<(usize, &'a Pod)>,
-    terminating: usize,
-    /// Per input pod: does the owner's selector match it (false outside its namespace)?
-    matched: Vec<bool>,
+/// What [`complete`] (and [`SyncPlan::manage_after`], [`SyncPlan::adoption_allowed`])
+/// need from the sync input: the owner, the configuration, and facts about the claimed
+/// pods, so that no pod list is kept or read again (only pod indices and counts; the
+/// pods themselves only in the rare case of [`Reserve`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanBasis {
+    /// The owner as the host's cache held it (R-32's recheck, the status, the pod to
+    /// create when a failed adoption turns the step into creates).
+    pub owner: ReplicaSet,
+    pub config: Config,
+    /// S-4: the expectations were satisfied (or expired) when the plan was made.
+    pub needs_sync: bool,
+    /// S-8: terminating pods the owner controls and selects (0 without the gate).
+    pub terminating: usize,
+    /// R-80, R-83 over the active pods already claimed.
+    pub claimed: PodTally,
+    /// The same facts for each pod the plan adopts, in input order.
+    pub adoptions: Vec<AdoptionFacts>,
+    /// The pods to rank again should an adoption fail while the owner has too many
+    /// pods; present only then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserve: Option<Reserve>,
+}
+
+/// R-80, R-83 over a set of claimed active pods: how many, fully labeled, ready and
+/// available, and the nearest instant one of them becomes available (S-14; an instant,
+/// not a wait, so that it crosses JSON exactly).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodTally {
+    pub count: usize,
+    pub fully_labeled: i64,
+    pub ready: i64,
+    pub available: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub available_at: Option<Time>,
+}
+
+/// [`PodTally`]'s facts for one pod the plan adopts.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AdoptionFacts {
+    /// Index into the sync input's `pods`.
+    pub pod_index: usize,
+    pub fully_labeled: bool,
+    pub ready: bool,
+    pub available: bool,
+    /// R-83: when it becomes available, if it is ready and that is still ahead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub available_at: Option<Time>,
+}
+
+/// The pods a scale-down ranks (R-55..R-57) when an adoption fails with NotFound and
+/// the owner still has more pods than it wants: the claimed and adopted pods and the
+/// related pods of co-location (R-45), each with its index in the sync input.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Reserve {
+    pub candidates: Pods,
+    pub candidate_indices: Vec<usize>,
+    pub related: Pods,
+}
+
+impl PodTally {
+    fn add(&mut self, f: &AdoptionFacts) {
+        self.count += 1;
+        self.fully_labeled += i64::from(f.fully_labeled);
+        self.ready += i64::from(f.ready);
+        self.available += i64::from(f.ready && f.available);
+        self.available_at = nearest(self.available_at, f.available_at);
+    }
+}
+
+fn nearest(a: Option<Time>, b: Option<Time>) -> Option<Time> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, None) => x,
+        (None, y) => y,
+    }
+}
+
+/// R-80 and R-83 facts of one claimed pod, from its digest. `last_labels`: the last label
+/// set matched against the template and the verdict; pods of one template share their
+/// label bytes, so most pods are judged without reading their labels.
+fn facts_of<'d>(
+    template: &Selector,
+    min_ready: i32,
+    now: Time,
+    pod_index: usize,
+    p: &Digested<'d>,
+    last_labels: &mut Option<(&'d [u8], bool)>,
+) -> AdoptionFacts {
+    let d: &'d PodDigest = p.digest;
+    let labels = d.strings.labels();
+    let fully_labeled = match *last_labels {
+        Some((seen, verdict)) if same_bytes(seen, labels.encoded()) => verdict,
+        _ => {
+            let verdict = template.matches_digest(labels.clone());
+            *last_labels = Some((labels.encoded(), verdict));
+            verdict
+        }
+    };
+    let min = Duration::from_seconds(i64::from(min_ready));
+    let ready = d.is_ready();
+    let ready_time = if ready { d.ready_time() } else { None };
+    // R-03, as pods::is_available.
+    let available =
+        ready && (min == Duration::ZERO || ready_time.is_some_and(|t| t.plus(min) <= now));
+    // R-83, as availability::next_check: a ready pod with a ready time still short of
+    // minReadySeconds becomes available at a known instant.
+    let available_at = ready_time
+        .filter(|_| min_ready > 0)
+        .map(|t| t.plus(min))
+        .filter(|&at| at.since(now) > Duration::ZERO);
+    AdoptionFacts {
+        pod_index,
+        fully_labeled,
+        ready,
+        available,
+        available_at,
+    }
 }
 
 /// S-1..S-9: what this sync will do, given the host's snapshot.
-pub fn plan<'a>(input: &'a SyncInput, config: &'a Config) -> Result<SyncPlan<'a>> {
+pub fn plan(input: &SyncInput, config: &Config) -> Result<SyncPlan> {
     input.validate()?;
     plan_view(input.view(), config)
 }
 
+/// How many plans this thread has made ([`plan_view`] calls), for tests that check a
+/// host makes exactly one plan per sync.
+#[cfg(any(test, feature = "plan-counter"))]
+pub fn plans_made() -> usize {
+    PLANS_MADE.with(|c| c.get())
+}
+
+#[cfg(any(test, feature = "plan-counter"))]
+thread_local! {
+    static PLANS_MADE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// [`plan`] over a view whose pods were validated when they entered (a [`SyncInput`]
 /// or the [`crate::store::Store`]).
-pub(crate) fn plan_view<'a>(input: SyncView<'a>, config: &'a Config) -> Result<SyncPlan<'a>> {
+pub(crate) fn plan_view(input: SyncView<'_>, config: &Config) -> Result<SyncPlan> {
+    #[cfg(any(test, feature = "plan-counter"))]
+    PLANS_MADE.with(|c| c.set(c.get() + 1));
     config.validate()?;
     let owner_rs = input.owner;
     let key = owner_rs.metadata.key();
@@ -164,7 +298,7 @@ pub(crate) fn plan_view<'a>(input: SyncView<'a>, config: &'a Config) -> Result<S
         claims: Vec::new(),
         needs_owner_recheck: false,
         manage: Manage::Nothing { why: Idle::Halted },
-        ctx: None,
+        basis: PlanBasis::default(),
     };
     // S-2
     if config
@@ -191,40 +325,17 @@ pub(crate) fn plan_view<'a>(input: SyncView<'a>, config: &'a Config) -> Result<S
     // (R-20, R-21, as `owner::pods_of_owner`), and whether its selector matches each pod
     // of its namespace, for the claims (R-30, R-34) and its share of the related pods
     // (R-45), so that no pod's labels are read twice.
-    let (candidates, owned, matched) =
-        owner_pods_matched(owner_rs, &config.owner_kind, &selector, &input);
+    let ClaimPass {
+        candidates,
+        owned,
+        matched,
+        claimed,
+        adopt,
+        actions,
+    } = claim_pass(&input, config, &selector);
     let matches = |i: usize| matched.get(i).copied().unwrap_or(false);
     let digest = |i: usize| input.digests.get(i);
-    let mut claimed = Vec::new();
-    let mut adopt = Vec::new();
-    for (at, &(i, p)) in candidates.iter().enumerate() {
-        if !digest(i).is_some_and(PodDigest::is_active) {
-            continue;
-        }
-        // The owner's own pods come first, then the orphans (no controller reference).
-        let controlled = (at < owned).then_some(true);
-        match claim::verdict(p, owner_rs, matches(i), controlled) {
-            Verdict::Claimed => claimed.push((i, p)),
-            Verdict::Ignored => {}
-            Verdict::Adopt => {
-                adopt.push((i, p));
-                plan.claims.push(claim::action(
-                    ClaimKind::Adopt,
-                    owner_rs,
-                    &config.owner_kind,
-                    p,
-                    i,
-                ));
-            }
-            Verdict::Release => plan.claims.push(claim::action(
-                ClaimKind::Release,
-                owner_rs,
-                &config.owner_kind,
-                p,
-                i,
-            )),
-        }
-    }
+    plan.claims = actions;
     plan.claims
         .sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
     plan.needs_owner_recheck = !adopt.is_empty();
@@ -240,19 +351,209 @@ pub(crate) fn plan_view<'a>(input: SyncView<'a>, config: &'a Config) -> Result<S
     } else {
         0
     };
-    let ctx = Context {
-        input,
-        config,
+    // R-80, R-83: the status facts of the claimed pods, counted now so that `complete`
+    // reads no pod. Pods of one template share their label bytes: match them once.
+    let template = Selector::from_labels(owner_rs.spec.template.labels());
+    let min_ready = owner_rs.spec.min_ready_seconds;
+    let mut last_labels = None;
+    let mut fact = |i: usize| {
+        input
+            .digested(i)
+            .map(|d| facts_of(&template, min_ready, input.now, i, &d, &mut last_labels))
+    };
+    let mut tally = PodTally::default();
+    for &i in &claimed {
+        if let Some(f) = fact(i) {
+            tally.add(&f);
+        }
+    }
+    let adoptions: Vec<AdoptionFacts> = adopt.iter().filter_map(|&i| fact(i)).collect();
+    let mut basis = PlanBasis {
+        owner: owner_rs.clone(),
+        config: config.clone(),
         needs_sync,
+        terminating,
+        claimed: tally,
+        adoptions,
+        reserve: None,
+    };
+    // Every pod claimed if every adoption goes through, input order.
+    let mut all_claimed = claimed;
+    all_claimed.extend(adopt.iter().copied());
+    all_claimed.sort_unstable();
+    let related = |input: &SyncView<'_>| {
+        owner::related_pods_matched(
+            input.owner,
+            &input.other_owners,
+            &input.pods,
+            input.digests,
+            &matched,
+        )
+    };
+    plan.manage = basis.manage(all_claimed.len(), |n| {
+        let related: Vec<Digested> = related(&input)
+            .into_iter()
+            .filter_map(|i| input.digested(i))
+            .collect();
+        victims(&input.now, &basis.config, &all_claimed, &input, &related, n)
+    });
+    // A failed adoption can leave the owner over its count: keep what ranking needs.
+    if !adopt.is_empty()
+        && needs_sync
+        && owner_rs.metadata.deletion_timestamp.is_none()
+        && all_claimed.len().saturating_sub(1) as i64 > i64::from(owner_rs.spec.desired())
+    {
+        let mut candidates = Pods::new();
+        for &i in &all_claimed {
+            if let Some(p) = input.pods.get(i) {
+                candidates.push((*p).clone());
+            }
+        }
+        let mut related_pods = Pods::new();
+        for i in related(&input) {
+            if let Some(p) = input.pods.get(i) {
+                related_pods.push((*p).clone());
+            }
+        }
+        basis.reserve = Some(Reserve {
+            candidates,
+            candidate_indices: all_claimed,
+            related: related_pods,
+        });
+    }
+    plan.basis = basis;
+    Ok(plan)
+}
+
+/// R-55..R-57: the `n` victims among the pods at `claimed` (indices into the pods of
+/// `pods`), ranked against `related`.
+fn victims<P: PodSource>(
+    now: &Time,
+    config: &Config,
+    claimed: &[usize],
+    pods: &P,
+    related: &[Digested],
+    n: usize,
+) -> Vec<Victim> {
+    let candidates: Vec<Digested> = claimed
+        .iter()
+        .filter_map(|&i| pods.digested_at(i))
+        .collect();
+    rank::pods_to_delete_of(&candidates, related, n, *now, &config.feature_gates)
+        .into_iter()
+        .filter_map(|r| {
+            let pod_index = *claimed.get(r.index)?;
+            let pod = candidates.get(r.index)?.pod;
+            Some(Victim {
+                namespace: pod.metadata.namespace.clone(),
+                name: pod.metadata.name.clone(),
+                uid: pod.metadata.uid.clone(),
+                pod_index,
+                rule: r.rule,
+                facts: r.facts,
+            })
+        })
+        .collect()
+}
+
+/// Digested pods by index: the sync input, or a plan's [`Reserve`].
+trait PodSource {
+    fn digested_at(&self, index: usize) -> Option<Digested<'_>>;
+}
+
+impl PodSource for SyncView<'_> {
+    fn digested_at(&self, index: usize) -> Option<Digested<'_>> {
+        self.digested(index)
+    }
+}
+
+/// A reserve's candidates by their sync-input index.
+struct ReserveSource<'r>(&'r Reserve);
+
+impl PodSource for ReserveSource<'_> {
+    fn digested_at(&self, index: usize) -> Option<Digested<'_>> {
+        let at = self.0.candidate_indices.binary_search(&index).ok()?;
+        let pods = &self.0.candidates;
+        Some(Digested {
+            pod: pods.get(at)?,
+            digest: pods.digests().get(at)?,
+        })
+    }
+}
+
+/// The pods of one sync by their claim verdict (R-20..R-34), indices into the input.
+struct ClaimPass<'a> {
+    /// The owner's own pods of its namespace, then the orphans (R-20, R-21).
+    candidates: Vec<(usize, &'a Pod)>,
+    /// How many of `candidates` are the owner's own.
+    owned: usize,
+    /// Per input pod: does the owner's selector match it?
+    matched: Vec<bool>,
+    /// Active pods already claimed, and the active orphans to adopt (input order).
+    claimed: Vec<usize>,
+    adopt: Vec<usize>,
+    actions: Vec<ClaimAction>,
+}
+
+fn claim_pass<'a>(input: &SyncView<'a>, config: &Config, selector: &Selector) -> ClaimPass<'a> {
+    let owner_rs = input.owner;
+    let (candidates, owned, matched) =
+        owner_pods_matched(owner_rs, &config.owner_kind, selector, input);
+    let matches = |i: usize| matched.get(i).copied().unwrap_or(false);
+    let mut claimed = Vec::new();
+    let mut adopt = Vec::new();
+    let mut actions = Vec::new();
+    for (at, &(i, p)) in candidates.iter().enumerate() {
+        if !input.digests.get(i).is_some_and(PodDigest::is_active) {
+            continue;
+        }
+        // The owner's own pods come first, then the orphans (no controller reference).
+        let controlled = (at < owned).then_some(true);
+        match claim::verdict(p, owner_rs, matches(i), controlled) {
+            Verdict::Claimed => claimed.push(i),
+            Verdict::Ignored => {}
+            Verdict::Adopt => {
+                adopt.push(i);
+                actions.push(claim::action(
+                    ClaimKind::Adopt,
+                    owner_rs,
+                    &config.owner_kind,
+                    p,
+                    i,
+                ));
+            }
+            Verdict::Release => actions.push(claim::action(
+                ClaimKind::Release,
+                owner_rs,
+                &config.owner_kind,
+                p,
+                i,
+            )),
+        }
+    }
+    ClaimPass {
+        candidates,
+        owned,
+        matched,
         claimed,
         adopt,
-        terminating,
-        matched,
+        actions,
+    }
+}
+
+/// The active pods `input`'s owner holds once every planned claim goes through (those it
+/// controls and selects, and the orphans it adopts), in input order; none when the
+/// selector does not compile.
+pub fn claimed_pods<'a>(input: &'a SyncInput, config: &Config) -> Vec<&'a Pod> {
+    let view = input.view();
+    let Ok(selector) = Selector::compile(input.owner.spec.selector.as_ref()) else {
+        return Vec::new();
     };
-    let all_adopted: Vec<bool> = vec![true; ctx.adopt.len()];
-    plan.manage = ctx.manage(&ctx.claimed_with(&all_adopted));
-    plan.ctx = Some(ctx);
-    Ok(plan)
+    let pass = claim_pass(&view, config, &selector);
+    let mut all: Vec<usize> = pass.claimed;
+    all.extend(pass.adopt);
+    all.sort_unstable();
+    all.into_iter().filter_map(|i| input.pods.get(i)).collect()
 }
 
 /// R-20, R-21 (`FilterPodsByOwner`, orphans included) in one pass over `all`: the pods of
@@ -351,88 +652,41 @@ fn belongs<'s>(
     })
 }
 
-impl<'a> Context<'a> {
-    /// The claimed pods when the adoptions marked `true` succeeded, input order.
-    fn claimed_with(&self, adopted: &[bool]) -> Vec<(usize, &'a Pod)> {
-        let mut out = self.claimed.clone();
-        out.extend(
-            self.adopt
-                .iter()
-                .zip(adopted)
-                .filter(|(_, ok)| **ok)
-                .map(|(p, _)| *p),
-        );
-        out.sort_by_key(|(i, _)| *i);
-        out
-    }
-
-    /// §9: manageReplicas over the claimed pods.
-    fn manage(&self, claimed: &[(usize, &'a Pod)]) -> Manage {
-        let input = &self.input;
+impl PlanBasis {
+    /// §9: manageReplicas when `claimed` active pods are claimed; `rank(n)` gives the
+    /// `n` victims of a scale-down.
+    fn manage(&self, claimed: usize, rank: impl FnOnce(usize) -> Vec<Victim>) -> Manage {
+        let owner = &self.owner;
         if !self.needs_sync {
             return Manage::Nothing {
                 why: Idle::ExpectationsPending,
             };
         }
-        if input.owner.metadata.deletion_timestamp.is_some() {
+        if owner.metadata.deletion_timestamp.is_some() {
             return Manage::Nothing {
                 why: Idle::OwnerTerminating,
             };
         }
         let burst = self.config.burst_replicas;
-        let diff = claimed.len() as i64 - i64::from(input.owner.spec.desired());
+        let diff = claimed as i64 - i64::from(owner.spec.desired());
         if diff < 0 {
             // R-50, R-51, R-52
             let count = usize::try_from(-diff).unwrap_or(usize::MAX).min(burst);
             return Manage::Create(CreatePlan {
                 count,
                 batches: slowstart::batch_sizes(count, SLOW_START_INITIAL_BATCH_SIZE),
-                pod: template::pod_from_template(input.owner, &self.config.owner_kind),
+                pod: template::pod_from_template(owner, &self.config.owner_kind),
                 expectations: ExpectationsChange::ExpectCreations {
                     count: count as i64,
                 },
-                refused: (!template::has_labels(input.owner))
+                refused: (!template::has_labels(owner))
                     .then(|| "unable to create pods, no labels".to_owned()),
             });
         }
         if diff > 0 {
             // R-55..R-58
             let n = usize::try_from(diff).unwrap_or(usize::MAX).min(burst);
-            let related: Vec<Digested> = owner::related_pods_matched(
-                input.owner,
-                &input.other_owners,
-                &input.pods,
-                input.digests,
-                &self.matched,
-            )
-            .into_iter()
-            .filter_map(|i| input.digested(i))
-            .collect();
-            let candidates: Vec<Digested> = claimed
-                .iter()
-                .filter_map(|&(i, _)| input.digested(i))
-                .collect();
-            let ranked = rank::pods_to_delete_of(
-                &candidates,
-                &related,
-                n,
-                input.now,
-                &self.config.feature_gates,
-            );
-            let victims: Vec<Victim> = ranked
-                .into_iter()
-                .filter_map(|r| {
-                    let (pod_index, pod) = claimed.get(r.index)?;
-                    Some(Victim {
-                        namespace: pod.metadata.namespace.clone(),
-                        name: pod.metadata.name.clone(),
-                        uid: pod.metadata.uid.clone(),
-                        pod_index: *pod_index,
-                        rule: r.rule,
-                        facts: r.facts,
-                    })
-                })
-                .collect();
+            let victims = rank(n);
             let keys = victims
                 .iter()
                 .map(|v| format!("{}/{}", v.namespace, v.name))
@@ -444,44 +698,84 @@ impl<'a> Context<'a> {
         }
         Manage::Nothing { why: Idle::InSync }
     }
+
+    /// The tally of the claimed pods when the adoptions marked `true` went through.
+    fn tally_with(&self, adopted: &[bool]) -> PodTally {
+        let mut t = self.claimed.clone();
+        for (f, _) in self.adoptions.iter().zip(adopted).filter(|(_, ok)| **ok) {
+            t.add(f);
+        }
+        t
+    }
+
+    /// The manage step when only some adoptions went through: over the reserve's pods
+    /// (a scale-down), or from the counts alone.
+    fn manage_with(&self, adopted: &[bool], now: Time) -> Manage {
+        let failed: Vec<usize> = self
+            .adoptions
+            .iter()
+            .zip(adopted)
+            .filter(|(_, ok)| !**ok)
+            .map(|(f, _)| f.pod_index)
+            .collect();
+        let count = self.tally_with(adopted).count;
+        self.manage(count, |n| {
+            let Some(reserve) = &self.reserve else {
+                return Vec::new();
+            };
+            let claimed: Vec<usize> = reserve
+                .candidate_indices
+                .iter()
+                .copied()
+                .filter(|i| !failed.contains(i))
+                .collect();
+            let related: Vec<Digested> = reserve.related.digested().collect();
+            victims(
+                &now,
+                &self.config,
+                &claimed,
+                &ReserveSource(reserve),
+                &related,
+                n,
+            )
+        })
+    }
 }
 
 /// What the claim results mean (R-30..R-33).
 struct ClaimVerdict {
+    /// Per [`PlanBasis::adoptions`] entry: did it go through?
     adopted: Vec<bool>,
     errors: Vec<String>,
 }
 
-impl<'a> SyncPlan<'a> {
+impl SyncPlan {
     /// The active pods the owner holds once every planned claim goes through (those it
-    /// controls and selects, and the orphans it adopts), in input order. Empty when the
-    /// sync halted.
-    pub fn claimed_pods(&self) -> Vec<&'a Pod> {
-        let Some(ctx) = &self.ctx else {
-            return Vec::new();
-        };
-        let all = vec![true; ctx.adopt.len()];
-        ctx.claimed_with(&all).into_iter().map(|(_, p)| p).collect()
+    /// controls and selects, and the orphans it adopts), with the status facts of
+    /// R-80. Zero when the sync halted.
+    pub fn claimed_tally(&self) -> PodTally {
+        self.basis
+            .tally_with(&vec![true; self.basis.adoptions.len()])
     }
 
     /// S-8: terminating pods the owner controls and selects (counted only behind the
     /// DeploymentReplicaSetTerminatingReplicas gate; 0 otherwise).
     pub fn terminating(&self) -> usize {
-        self.ctx.as_ref().map_or(0, |c| c.terminating)
+        self.basis.terminating
     }
 
     /// R-32: may the planned adoptions go ahead, given the live read of the owner?
     pub fn adoption_allowed(&self, live: &LiveOwner) -> std::result::Result<(), String> {
-        let Some(ctx) = &self.ctx else {
+        if self.halt.is_some() {
             return Err("the sync halted".into());
-        };
+        }
         match live {
-            LiveOwner::Found(rs) => claim::can_adopt(ctx.input.owner, rs),
+            LiveOwner::Found(rs) => claim::can_adopt(&self.basis.owner, rs),
             LiveOwner::Failed(e) => Err(e.message.clone()),
         }
     }
 
-    fn judge_claims(&self, ctx: &Context<'a>, out: &ClaimOutcome) -> Result<ClaimVerdict> {
+    fn judge_claims(&self, out: &ClaimOutcome) -> Result<ClaimVerdict> {
         if out.results.len() != self.claims.len() {
             return Err(Error::Outcome {
                 path: "claims.results".into(),
@@ -545,10 +839,11 @@ impl<'a> SyncPlan<'a> {
                 },
             }
         }
-        let adopted = ctx
-            .adopt
+        let adopted = self
+            .basis
+            .adoptions
             .iter()
-            .map(|(i, _)| adopted_by_index.get(i).copied().unwrap_or(false))
+            .map(|f| adopted_by_index.get(&f.pod_index).copied().unwrap_or(false))
             .collect();
         Ok(ClaimVerdict { adopted, errors })
     }
@@ -556,10 +851,10 @@ impl<'a> SyncPlan<'a> {
     /// The manage step to run once the claims are done: equal to `self.manage` when
     /// every claim went as planned; nothing when a claim failed (R-33).
     pub fn manage_after(&self, claims: &ClaimOutcome) -> Result<Manage> {
-        let Some(ctx) = &self.ctx else {
+        if self.halt.is_some() {
             return Ok(self.manage.clone());
-        };
-        Ok(match self.after_claims(ctx, claims)? {
+        }
+        Ok(match self.after_claims(claims)? {
             AfterClaims::Failed(_) => Manage::Nothing {
                 why: Idle::ClaimFailed,
             },
@@ -568,35 +863,35 @@ impl<'a> SyncPlan<'a> {
     }
 
     /// R-30..R-33 on the claim results, once for both `manage_after` and `complete`:
-    /// the claim errors, or the pods claimed and the manage step over them (the planned
-    /// step itself when every adoption went through, so nothing is ranked twice).
-    fn after_claims(&self, ctx: &Context<'a>, claims: &ClaimOutcome) -> Result<AfterClaims<'a>> {
+    /// the claim errors, or the claimed pods' tally and the manage step over them (the
+    /// planned step itself when every adoption went through, so nothing is ranked twice).
+    fn after_claims(&self, claims: &ClaimOutcome) -> Result<AfterClaims> {
         if self.claims.is_empty() {
             return Ok(AfterClaims::Proceed {
-                claimed: ctx.claimed_with(&[]),
+                tally: self.basis.claimed.clone(),
                 manage: self.manage.clone(),
             });
         }
-        let verdict = self.judge_claims(ctx, claims)?;
+        let verdict = self.judge_claims(claims)?;
         if !verdict.errors.is_empty() {
             return Ok(AfterClaims::Failed(verdict.errors));
         }
-        let claimed = ctx.claimed_with(&verdict.adopted);
+        let tally = self.basis.tally_with(&verdict.adopted);
         let manage = if verdict.adopted.iter().all(|a| *a) {
             self.manage.clone()
         } else {
-            ctx.manage(&claimed)
+            self.basis.manage_with(&verdict.adopted, self.now)
         };
-        Ok(AfterClaims::Proceed { claimed, manage })
+        Ok(AfterClaims::Proceed { tally, manage })
     }
 }
 
 /// What the claim results leave for the rest of the sync.
-enum AfterClaims<'a> {
+enum AfterClaims {
     /// R-33: the claim errors; the sync returns them before managing.
     Failed(Vec<String>),
     Proceed {
-        claimed: Vec<(usize, &'a Pod)>,
+        tally: PodTally,
         manage: Manage,
     },
 }
@@ -723,7 +1018,7 @@ fn outcome_len(path: &str, got: usize, want: usize) -> Result<()> {
 
 /// S-9..S-15: what the host's results mean: expectation corrections, the status to
 /// write, events, the error and the requeue.
-pub fn complete(plan: &SyncPlan<'_>, outcome: &SyncOutcome) -> Result<Completion> {
+pub fn complete(plan: &SyncPlan, outcome: &SyncOutcome) -> Result<Completion> {
     let mut done = Completion {
         manage: Manage::Nothing { why: Idle::Halted },
         created: 0,
@@ -736,7 +1031,7 @@ pub fn complete(plan: &SyncPlan<'_>, outcome: &SyncOutcome) -> Result<Completion
         requeue: Requeue::Done,
         events: Vec::new(),
     };
-    let Some(ctx) = &plan.ctx else {
+    if plan.halt.is_some() {
         // A halted sync makes no call at all.
         outcome_len("claims.results", outcome.claims.results.len(), 0)?;
         outcome_len("creates", outcome.creates.len(), 0)?;
@@ -750,9 +1045,9 @@ pub fn complete(plan: &SyncPlan<'_>, outcome: &SyncOutcome) -> Result<Completion
             };
         }
         return Ok(done);
-    };
+    }
     // S-7, R-33
-    let (claimed, manage) = match plan.after_claims(ctx, &outcome.claims)? {
+    let (tally, manage) = match plan.after_claims(&outcome.claims)? {
         AfterClaims::Failed(errors) => {
             // R-33: no manage step runs after a failed claim.
             outcome_len("creates", outcome.creates.len(), 0)?;
@@ -767,7 +1062,7 @@ pub fn complete(plan: &SyncPlan<'_>, outcome: &SyncOutcome) -> Result<Completion
             done.error = Some(error);
             return Ok(done);
         }
-        AfterClaims::Proceed { claimed, manage } => (claimed, manage),
+        AfterClaims::Proceed { tally, manage } => (tally, manage),
     };
 
     // S-9: the manage outcome.
@@ -829,22 +1124,24 @@ pub fn complete(plan: &SyncPlan<'_>, outcome: &SyncOutcome) -> Result<Completion
     }
     done.manage = manage;
 
-    // S-10: status over the claimed pods.
-    let owner_rs = &ctx.input.owner;
-    let claimed_pods: Vec<Digested> = claimed
-        .iter()
-        .filter_map(|&(i, _)| ctx.input.digested(i))
-        .collect();
-    let new_status = status::calculate_of(
+    // S-10: status over the claimed pods, from the plan's tally of them.
+    let basis = &plan.basis;
+    let owner_rs = &basis.owner;
+    let new_status = status::finish(
         owner_rs,
-        &claimed_pods,
-        ctx.terminating,
+        tally.count,
+        status::Counts {
+            fully: tally.fully_labeled,
+            ready: tally.ready,
+            available: tally.available,
+        },
+        basis.terminating,
         StatusContext {
-            gates: &ctx.config.feature_gates,
-            owner_kind: &ctx.config.owner_kind,
+            gates: &basis.config.feature_gates,
+            owner_kind: &basis.config.owner_kind,
             manage_error: manage_error.as_deref(),
-            now: ctx.input.now,
-            wall_clock: ctx.input.now,
+            now: plan.now,
+            wall_clock: plan.now,
         },
     );
     // S-11, R-85, R-86
@@ -854,11 +1151,10 @@ pub fn complete(plan: &SyncPlan<'_>, outcome: &SyncOutcome) -> Result<Completion
     // S-13, S-14
     done.requeue = match &manage_error {
         Some(e) => Requeue::RateLimited { error: e.clone() },
-        None => match availability::requeue_after(
+        None => match availability::requeue_after_next_check(
             &new_status,
-            &claimed.iter().map(|(_, p)| *p).collect::<Vec<&Pod>>(),
+            tally.available_at.map(|t| t.since(plan.now)),
             owner_rs.spec.min_ready_seconds,
-            ctx.input.now,
         ) {
             Some(after) => Requeue::After { after },
             None => Requeue::Done,
@@ -924,6 +1220,42 @@ fn aggregate(errors: &[String]) -> String {
 }
 
 impl Manage {
+    /// R-54, R-59 for a manage step the host stops partway (e.g. it lost leadership):
+    /// what to take off the expectations recorded before the first call, given the
+    /// results of the calls made (in call order). A create step lowers the creations by
+    /// those not attempted and those that failed (a NamespaceTerminating rejection counts
+    /// as made, R-53; any other error, a timeout included, is lowered as upstream lowers
+    /// it); a delete step observes every victim whose delete did not succeed.
+    pub fn abandoned(&self, results: &[CallResult]) -> Vec<ExpectationsChange> {
+        match self {
+            Manage::Nothing { .. } => Vec::new(),
+            Manage::Create(c) => {
+                let made = if c.refused.is_some() {
+                    0
+                } else {
+                    results.iter().filter(|r| !create_failed(r)).count()
+                };
+                let lower = c.count.saturating_sub(made);
+                if lower == 0 {
+                    Vec::new()
+                } else {
+                    vec![ExpectationsChange::LowerCreations {
+                        count: lower as i64,
+                    }]
+                }
+            }
+            Manage::Delete(d) => d
+                .victims
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !matches!(results.get(*i), Some(CallResult::Ok { .. })))
+                .map(|(_, v)| ExpectationsChange::DeletionObserved {
+                    key: format!("{}/{}", v.namespace, v.name),
+                })
+                .collect(),
+        }
+    }
+
     /// Expectations to record before acting (R-51, R-58).
     pub fn expectations(&self) -> Option<&ExpectationsChange> {
         match self {

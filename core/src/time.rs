@@ -12,12 +12,15 @@ use std::fmt;
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-/// An instant: nanoseconds since 1970-01-01T00:00:00Z (covers 1677..2262).
+/// An instant: nanoseconds since 1970-01-01T00:00:00Z (covers 1677..2262). On the wire,
+/// an RFC 3339 string.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(type = "string"))]
 pub struct Time(i64);
 
-/// A signed span of time in nanoseconds.
+/// A signed span of time in nanoseconds. On the wire, seconds (a float when fractional).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(type = "number"))]
 pub struct Duration(i64);
 
 /// Why a timestamp string was refused.

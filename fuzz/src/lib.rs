@@ -98,7 +98,7 @@ fn failure(call: usize) -> CallResult {
 }
 
 /// What a host would report after executing `plan` against an API answering `pattern`.
-pub fn outcome_for(plan: &SyncPlan<'_>, pattern: Pattern, owner: &ReplicaSet) -> SyncOutcome {
+pub fn outcome_for(plan: &SyncPlan, pattern: Pattern, owner: &ReplicaSet) -> SyncOutcome {
     let mut call = 0;
     let mut answer = |ok: CallResult| {
         call += 1;
@@ -151,7 +151,7 @@ pub fn outcome_for(plan: &SyncPlan<'_>, pattern: Pattern, owner: &ReplicaSet) ->
 }
 
 /// The plan's invariants, given the pods the engine planned over.
-pub fn check_plan(plan: &SyncPlan<'_>, pods: &[&Pod], config: &Config) {
+pub fn check_plan(plan: &SyncPlan, pods: &[&Pod], config: &Config) {
     for claim in &plan.claims {
         let pod = pods
             .get(claim.pod_index)

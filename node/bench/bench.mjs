@@ -81,8 +81,7 @@ for (const n of [1_000, 10_000]) {
   store.upsertOwner(rs);
   for (const p of pods) store.upsertPod(p);
   bench(`store.planFor/${label(n)}`, () => {
-    const p = store.planFor(rs.metadata.namespace, rs.metadata.name, { now: NOW });
-    store.release(p);
+    store.planFor(rs.metadata.namespace, rs.metadata.name, { now: NOW });
   });
   // One upsertPod, on average over every pod of the input (replacing the stored ones).
   if (n === 10_000) {

@@ -4,7 +4,7 @@
 // engine's.
 
 import * as raw from "./wasm/replicore_wasm.js";
-import { guard, iso, json, optJson, record, replicoreError, utf8, withNow } from "./json-text.js";
+import { guard, iso, json, optJson, record, utf8, withNow } from "./json-text.js";
 import { compile, listOf, openObject, type FieldTree, type Writer } from "./pod-json.js";
 import type {
   CallResult,
@@ -37,6 +37,8 @@ import type {
   WatchEvent,
 } from "./types.js";
 import type { Correlation, EventCorrelatorSize, EventCorrelatorState, EventToRecord, RecordedEvent } from "./types.js";
+import type { ApiCall, ApiResult, DeploymentSync, DeploymentSyncInput, KubeObject, QueueAction, Step, SyncDone } from "./types.js";
+import type { JsonText } from "./wasm/replicore_wasm.js";
 
 export type * from "./types.js";
 export type { FieldTree } from "./pod-json.js";
@@ -71,19 +73,6 @@ function parsed<T>(text: unknown): T {
 // ---------------------------------------------------------------------------------------
 // The API
 
-/** The JSON (UTF-8 bytes) a plan was made from, for the calls that judge its outcome. */
-const plans = new WeakMap<object, PlanContext>();
-
-/**
- * What `plan()` made a plan from, and its manage step when it has no claims (what
- * `manageAfterClaims` answers then, whatever the caller did to the plan object since).
- */
-interface PlanContext {
-  input: Uint8Array;
-  config: Uint8Array | undefined;
-  manage: Manage | undefined;
-}
-
 /**
  * The fields of a pod the engine reads, as a tree: `true` for a value read whole, an
  * object of fields, or a one-item array of the shape of a list's items. The package
@@ -112,53 +101,39 @@ export function planJson(inputJson: string, config?: Config): SyncPlan {
 }
 
 function planBytes(input: Uint8Array, config?: Config): SyncPlan {
-  const configJson = optJson(config, "config");
-  const p = parsed<SyncPlan>(raw.plan(input, configJson));
-  plans.set(p, { input, config: configJson, manage: p.claims.length === 0 ? p.manage : undefined });
-  return p;
+  return parsed<SyncPlan>(raw.plan(input, optJson(config, "config")));
 }
 
-function contextOf(p: SyncPlan): PlanContext {
-  const ctx = typeof p === "object" && p !== null ? plans.get(p) : undefined;
-  if (!ctx) {
-    const e = new Error(
-      "plan: this plan was not made by plan() of this module (use completeInput(input, outcome, config) for plans made elsewhere)",
-    ) as ReplicoreError;
-    e.code = "UNKNOWN_PLAN";
-    e.path = "plan";
-    throw e;
-  }
-  return ctx;
-}
+// A plan is a value: it carries what the later steps need (see `PlanBasis`), so the calls
+// below take it as it is, also after `structuredClone` or a JSON round trip, and from
+// another process. Nothing is kept beside it and nothing is planned again.
 
 /** R-32: `null` when the planned adoptions may go ahead given the live read of the owner, else why not. */
 export function adoptionAllowed(p: SyncPlan, liveOwner: LiveOwner): string | null {
-  return guard("", () => {
-    const { input, config } = contextOf(p);
-    return raw.adoptionAllowed(input, json(liveOwner, "liveOwner"), config) ?? null;
-  });
+  return guard("", () => raw.adoptionAllowed(json(p, "plan"), json(liveOwner, "liveOwner")) ?? null);
 }
 
 /** The manage step once the claims are done (equal to `plan.manage` if all went as planned). */
 export function manageAfterClaims(p: SyncPlan, claims: ClaimOutcome): Manage {
-  return guard("", () => {
-    const { input, config, manage } = contextOf(p);
-    if (manage !== undefined) return manage;
-    return raw.manageAfterClaims(input, json(claims, "claims"), config) as Manage;
-  });
+  return guard("", () => raw.manageAfterClaims(json(p, "plan"), json(claims, "claims")) as Manage);
 }
 
 /** What the host's calls mean: status to write, expectation corrections, events, requeue. */
 export function complete(p: SyncPlan, outcome: SyncOutcome): Completion {
-  return guard("", () => {
-    const { input, config } = contextOf(p);
-    return raw.complete(input, json(outcome, "outcome"), config) as Completion;
-  });
+  return guard("", () => raw.complete(json(p, "plan"), json(outcome, "outcome")) as Completion);
 }
 
-/** `complete` for a plan of `input` made elsewhere (plans are deterministic). */
+/** `complete` for the plan of `input` (plans are deterministic). */
 export function completeInput(input: SyncInput, outcome: SyncOutcome, config?: Config): Completion {
-  return guard("", () => raw.complete(json(input, "", written().input), json(outcome, "outcome"), optJson(config, "config")) as Completion);
+  return guard("", () => raw.completeInput(json(input, "", written().input), json(outcome, "outcome"), optJson(config, "config")) as Completion);
+}
+
+/**
+ * What to take off the expectations when a manage step stops partway (e.g. the host lost
+ * its leader lease), given the results of the calls made so far, in call order (R-54, R-59).
+ */
+export function abandonedExpectations(manage: Manage, resultsSoFar: CallResult[]): ExpectationsChange[] {
+  return guard("", () => raw.abandonedExpectations(json(manage, "manage"), json(resultsSoFar, "results")) as ExpectationsChange[]);
 }
 
 /**
@@ -230,6 +205,15 @@ export function expectationsSatisfied(current: Expectations, now: Time): boolean
   return guard("", () => raw.expectationsSatisfied(json(current ?? null, "current"), json(iso(now, "now"), "now")));
 }
 
+/**
+ * How many of `pods` a `pods` ResourceQuota charges at `now`: kube-apiserver's rule
+ * (`QuotaV1Pod`: not Failed/Succeeded, not terminating past its grace period). For a fake
+ * API server that answers pod creates with 403 exceeded quota.
+ */
+export function podQuotaUsed(pods: Pod[], now: Time): number {
+  return guard("", () => raw.podQuotaUsed(json(pods, "pods", written().pods), json(iso(now, "now"), "now")));
+}
+
 /** Does the label selector match the labels? (nil = nothing, `{}` = everything; invalid throws) */
 export function selectorMatches(selector: LabelSelector | null, labels: Record<string, string> | null | undefined): boolean {
   return guard("", () => raw.selectorMatches(json(selector ?? null, "selector"), json(labels ?? null, "labels")));
@@ -281,21 +265,16 @@ export interface StoreSize {
   pods: number;
 }
 
-function unknownPlan(): ReplicoreError {
-  return replicoreError("plan", "this plan was not made by planFor() of this store", "UNKNOWN_PLAN");
-}
-
 /**
  * Owners and pods kept in wasm memory, for hosts that stream watch events: each object
- * crosses once, when it changes, and a sync (`planFor`) sends no pod at all. A plan keeps
- * the snapshot it was made from until `complete` (or a newer `planFor` of the same
- * owner), so the store may take watch events while the plan's calls are in flight.
+ * crosses once, when it changes, and a sync (`planFor`) sends no pod at all. A plan is a
+ * value that carries what `complete` needs, so the store may take watch events while the
+ * plan's calls are in flight, and keeps nothing for it.
  * Bad objects are refused with a `ReplicoreError` and the store keeps what it had.
  * Call `free()` when done with a store (its memory lives in the wasm instance).
  */
 export class Store {
   readonly #raw: raw.Store;
-  readonly #tickets = new WeakMap<object, Ticket>();
 
   constructor(config?: Config) {
     this.#raw = guard("", () => new raw.Store(optJson(config, "config")));
@@ -342,57 +321,26 @@ export class Store {
 
   /** What a sync of the stored owner `namespace/name` will do (throws `NOT_FOUND` if absent). */
   planFor(namespace: string, name: string, options: StorePlanOptions): SyncPlan {
-    return guard("", () => {
-      const opts = withNow(options, "options");
-      const r = parsed<{ ticket: number; plan: SyncPlan }>(this.#raw.planFor(namespace, name, json(opts, "options")));
-      const manage = r.plan.claims.length === 0 ? r.plan.manage : undefined;
-      this.#tickets.set(r.plan, { key: r.plan.key, ticket: r.ticket, manage });
-      return r.plan;
-    });
+    return guard("", () => parsed<SyncPlan>(this.#raw.planFor(namespace, name, json(withNow(options, "options"), "options"))));
   }
 
-  #ticket(p: SyncPlan): Ticket {
-    const t = typeof p === "object" && p !== null ? this.#tickets.get(p) : undefined;
-    if (!t) throw unknownPlan();
-    return t;
-  }
-
-  /** R-32 for a plan of this store: `null` when the adoptions may go ahead, else why not. */
+  /** R-32 for a plan (the module's `adoptionAllowed`). */
   adoptionAllowed(p: SyncPlan, liveOwner: LiveOwner): string | null {
-    return guard("", () => {
-      const { key, ticket } = this.#ticket(p);
-      return this.#raw.adoptionAllowed(key, ticket, json(liveOwner, "liveOwner")) ?? null;
-    });
+    return adoptionAllowed(p, liveOwner);
   }
 
-  /** The manage step once the claims are done (equal to `plan.manage` if all went as planned). */
+  /** The manage step once the claims are done (the module's `manageAfterClaims`). */
   manageAfterClaims(p: SyncPlan, claims: ClaimOutcome): Manage {
-    return guard("", () => {
-      const { key, ticket, manage } = this.#ticket(p);
-      if (manage !== undefined) return manage;
-      return this.#raw.manageAfterClaims(key, ticket, json(claims, "claims")) as Manage;
-    });
+    return manageAfterClaims(p, claims);
   }
 
-  /** What the calls made for a plan of this store mean; the plan is then done. */
+  /** What the calls made for a plan mean (the module's `complete`: the plan alone suffices). */
   complete(p: SyncPlan, outcome: SyncOutcome): Completion {
-    return guard("", () => {
-      const { key, ticket } = this.#ticket(p);
-      const done = this.#raw.complete(key, ticket, json(outcome, "outcome")) as Completion;
-      this.#tickets.delete(p);
-      return done;
-    });
+    return complete(p, outcome);
   }
 
-  /** Drops a plan without completing it (e.g. the sync was abandoned). */
-  release(p: SyncPlan): void {
-    guard("", () => {
-      if (typeof p !== "object" || p === null) return;
-      const t = this.#tickets.get(p);
-      if (t) this.#raw.release(t.key);
-      this.#tickets.delete(p);
-    });
-  }
+  /** Nothing to drop: the store keeps nothing for a plan (kept for hosts that call it). */
+  release(_p: SyncPlan): void {}
 
   size(): StoreSize {
     return guard("", () => this.#raw.size() as StoreSize);
@@ -402,13 +350,6 @@ export class Store {
   free(): void {
     guard("", () => this.#raw.free());
   }
-}
-
-/** A plan of a store: its owner key and ticket, and its manage step when it has no claims. */
-interface Ticket {
-  key: string;
-  ticket: number;
-  manage: Manage | undefined;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -471,4 +412,146 @@ export class EventCorrelator {
   free(): void {
     this.#raw.free();
   }
+}
+
+// ---------------------------------------------------------------------------------------
+// The Deployment controller: one `syncDeployment(key)` as a step machine (the engine names
+// each API call, the host makes it and reports the result, until the engine says what
+// the sync amounted to), and its event handlers (D-110..D-115). Every decision is the
+// engine's (core/src/deployment/); the types are generated from the Rust types.
+
+/**
+ * A sync's input as a host holds it: {@link DeploymentSyncInput}, with `now` also as a
+ * `Date`; the objects may be @kubernetes/client-node's (`V1Deployment`, `V1ReplicaSet`,
+ * `V1Pod`, whose `Date` fields become RFC 3339 strings when they cross).
+ */
+export type DeploymentSyncHostInput = Omit<DeploymentSyncInput, "now"> & { now: Time };
+
+/** The input as JSON: `now` as RFC 3339, pods written with the fields the engine reads. */
+function syncInputJson(input: DeploymentSyncHostInput): Uint8Array {
+  const o = record(input, "");
+  return json({ ...o, now: iso(o.now, "now") }, "", written().input);
+}
+
+/** JSON text the engine wrote, as the value it describes. */
+function fromText<T>(text: JsonText<T>): T {
+  return JSON.parse(text) as T;
+}
+
+/**
+ * The step machine at its first step, as plain data (`{input, results}`): serializable at
+ * every step (`structuredClone`, a JSON round trip), for {@link deploymentSyncNext} and
+ * {@link deploymentSyncReport}. Refuses an input the sync cannot run on.
+ */
+export function deploymentSyncStart(input: DeploymentSyncHostInput): DeploymentSync {
+  return guard("", () => fromText(raw.deploymentSyncStart(syncInputJson(input))));
+}
+
+/** The next step of a sync's state: an API call to make, or done. */
+export function deploymentSyncNext(sync: DeploymentSync): Step {
+  return guard("", () => raw.deploymentSyncNext(json(sync, "sync")));
+}
+
+/** The state with the result of the call {@link deploymentSyncNext} named (a new value). */
+export function deploymentSyncReport(sync: DeploymentSync, result: ApiResult): DeploymentSync {
+  return guard("", () => fromText(raw.deploymentSyncReport(json(sync, "sync"), json(result, "result"))));
+}
+
+/** How {@link DeploymentSyncRun.fromState} reaches the constructor (not exported). */
+const fromRaw: unique symbol = Symbol("DeploymentSyncRun.fromRaw");
+
+/**
+ * One sync's step machine kept in wasm memory, for hosts that loop fast: the input is
+ * parsed once. `state()` gives the plain state (the same as the pure functions'), and
+ * `DeploymentSyncRun.fromState(state)` resumes it. A refused argument changes nothing.
+ * Call `free()` when done (its memory lives in the wasm instance).
+ */
+export class DeploymentSyncRun {
+  readonly #raw: raw.DeploymentSyncRun;
+
+  constructor(input: DeploymentSyncHostInput);
+  /** @internal */
+  constructor(input: typeof fromRaw, run: raw.DeploymentSyncRun);
+  constructor(input: DeploymentSyncHostInput | typeof fromRaw, run?: raw.DeploymentSyncRun) {
+    if (input === fromRaw) {
+      if (run === undefined) throw replicoreError("", "DeploymentSyncRun: no machine to resume", "INTERNAL");
+      this.#raw = run;
+    } else {
+      this.#raw = guard("", () => new raw.DeploymentSyncRun(syncInputJson(input)));
+    }
+  }
+
+  /** A machine at a state {@link DeploymentSyncRun.state} or {@link deploymentSyncStart} gave. */
+  static fromState(sync: DeploymentSync): DeploymentSyncRun {
+    return new DeploymentSyncRun(fromRaw, guard("", () => raw.DeploymentSyncRun.fromState(json(sync, "sync"))));
+  }
+
+  /** The next step: an API call to make, or done. */
+  next(): Step {
+    return guard("", () => this.#raw.next());
+  }
+
+  /** The result of the call the last step named. */
+  report(result: ApiResult): void {
+    guard("", () => this.#raw.report(json(result, "result")));
+  }
+
+  /** The plain state (`{input, results}`). */
+  state(): DeploymentSync {
+    return guard("", () => fromText(this.#raw.state()));
+  }
+
+  /** Frees the machine's wasm memory; it must not be used afterwards. */
+  free(): void {
+    this.#raw.free();
+  }
+}
+
+/**
+ * Runs one sync to its end: `host` makes each API call the engine names and answers with
+ * its result (an error answer is a result, `{result: "error", reason, message, …}`; an
+ * exception thrown by `host` ends the run and is rethrown as it is).
+ */
+export async function runDeploymentSync(
+  input: DeploymentSyncHostInput,
+  host: (call: ApiCall) => ApiResult | Promise<ApiResult>,
+): Promise<SyncDone> {
+  const run = new DeploymentSyncRun(input);
+  try {
+    for (;;) {
+      const step = run.next();
+      if (step.step === "done") return step.done;
+      run.report(await host(step.call));
+    }
+  } finally {
+    run.free();
+  }
+}
+
+/**
+ * D-111..D-113: the deployment keys (`namespace/name`) a ReplicaSet watch event enqueues,
+ * given the deployments the cache holds.
+ */
+export function deploymentKeysForReplicaSetEvent(event: WatchEvent<ReplicaSet>, deployments: KubeObject[]): string[] {
+  return guard("", () => raw.deploymentKeysForReplicaSetEvent(json(event, "event"), json(deployments, "deployments")));
+}
+
+/**
+ * D-114: the Recreate deployment a deleted pod enqueues once none of its ReplicaSets has
+ * a pod left: `replicaSets` and `deployments` as the cache holds them, `pods` the pods
+ * the cache still holds.
+ */
+export function deploymentKeysForPodDeleted(pod: Pod, replicaSets: ReplicaSet[], deployments: KubeObject[], pods: Pod[]): string[] {
+  return guard("", () => {
+    const w = written();
+    return raw.deploymentKeysForPodDeleted(json(pod, "pod", w.pod), json(replicaSets, "replicaSets"), json(deployments, "deployments"), json(pods, "pods", w.pods));
+  });
+}
+
+/**
+ * D-115: what the work queue does with the key after a sync that ended with `done`,
+ * given how many times the key was requeued so far.
+ */
+export function deploymentQueueAction(done: SyncDone, requeues: number): QueueAction {
+  return guard("", () => raw.deploymentQueueAction(json(done, "done"), requeues));
 }

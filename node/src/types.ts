@@ -3,6 +3,8 @@
 // @kubernetes/client-node are assignable as they are). Outputs mirror the Rust types
 // (serde, camelCase) exactly; `core/src/*.rs` holds the field documentation.
 
+import type { ApiError, FeatureGates } from "./generated/index.js";
+
 /** An instant: an RFC 3339 string, or a `Date` as @kubernetes/client-node returns. */
 export type Time = string | Date;
 
@@ -113,12 +115,7 @@ export interface ReplicaSet {
 // ---------------------------------------------------------------------------------------
 // Configuration
 
-export interface FeatureGates {
-  PodDeletionCost: boolean;
-  LogarithmicScaleDown: boolean;
-  DeploymentReplicaSetTerminatingReplicas: boolean;
-  StaleControllerConsistencyReplicaSet: boolean;
-}
+// FeatureGates: generated from the Rust type (see the end of this file).
 
 export interface OwnerKind {
   apiVersion: string;
@@ -259,16 +256,42 @@ export interface SyncPlan {
   claims: ClaimAction[];
   needsOwnerRecheck: boolean;
   manage: Manage;
+  /** What the later steps need from the input, as plain data (empty when halted). */
+  basis: PlanBasis;
 }
 
-export interface ApiError {
-  /** `NotFound`, `Conflict`, `Forbidden`, `Invalid`, `InternalError`, … */
-  reason: string;
-  message: string;
-  code?: number;
-  /** `details.causes[].reason`, e.g. `NamespaceTerminating`. */
-  causes?: string[];
+/** What `complete` needs besides the host's results: the owner, the configuration, facts. */
+export interface PlanBasis {
+  owner: ReplicaSet;
+  config: Config;
+  needsSync: boolean;
+  terminating: number;
+  claimed: PodTally;
+  adoptions: AdoptionFacts[];
+  /** The pods to rank again should an adoption fail while the owner has too many pods. */
+  reserve?: { candidates: Pod[]; candidateIndices: number[]; related: Pod[] };
 }
+
+/** R-80, R-83 over claimed active pods. */
+export interface PodTally {
+  count: number;
+  fullyLabeled: number;
+  ready: number;
+  available: number;
+  /** When the nearest ready pod becomes available (RFC 3339). */
+  availableAt?: string;
+}
+
+/** A planned adoption's pod: its index in the input and its status facts. */
+export interface AdoptionFacts {
+  podIndex: number;
+  fullyLabeled: boolean;
+  ready: boolean;
+  available: boolean;
+  availableAt?: string;
+}
+
+// ApiError: generated from the Rust type (see the end of this file).
 
 export type CallResult =
   | { result: "ok"; name?: string }
@@ -536,3 +559,24 @@ export interface EventCorrelatorSize {
   observations: number;
   spam: number;
 }
+
+// ---------------------------------------------------------------------------------------
+// Generated from the Rust types by ts-rs (scripts/gen-types.sh, node/src/generated/):
+// never restated here. The Deployment controller's step machine and handlers.
+
+export type {
+  ApiCall,
+  ApiError,
+  ApiResult,
+  DeploymentEvent,
+  DeploymentSync,
+  DeploymentSyncInput,
+  Duration,
+  FeatureGates,
+  KubeObject,
+  ProgressRequeue,
+  QueueAction,
+  Step,
+  SyncDone,
+  SyncError,
+} from "./generated/index.js";

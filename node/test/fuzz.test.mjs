@@ -27,6 +27,15 @@ const owner = owners[0];
 const input = { now: NOW, owner, otherOwners: owners.slice(1), pods };
 const scaleUp = { now: NOW, owner: { ...owner, spec: { ...owner.spec, replicas: 9 } }, pods: [] };
 const scenario = { seed: 7, replicas: 3, nodes: 2 };
+// A Deployment of the cluster's owner, its sync input, and a sync's end.
+const deployment = {
+  apiVersion: "apps/v1",
+  kind: "Deployment",
+  metadata: { name: "web", namespace: owner.metadata.namespace, uid: "dep-web" },
+  spec: { replicas: 3, selector: owner.spec.selector, template: owner.spec.template, strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: "25%", maxUnavailable: "25%" } } },
+};
+const depInput = { now: NOW, key: `${owner.metadata.namespace}/web`, deployment, replicaSets: owners, pods };
+const syncDone = { events: [], error: { message: "boom", namespaceTerminating: false }, requeue: { kind: "none" }, calls: 1 };
 
 // Shared structures of the kinds JSON cannot take.
 const cyclic = { kind: "List", items: [] };
@@ -61,7 +70,7 @@ function run(seed) {
     new Map([["a", 1]]), new Set([1]), /re/, new Error("e"), Object.create(null), cyclic, deepArray, deepObject, throwingGetter, throwingToJSON,
   ];
   // Values the calls expect, to break one field at a time.
-  const valid = [input, scaleUp, owner, pods, pods[0], list, { now: NOW }, { now: new Date(NOW) }, { type: "added", object: pods[0] }, { type: "updated", object: owner, old: owner }, scenario, { op: "setReplicas", replicas: 2 }, { burstReplicas: 3 }, [{ result: "ok" }], { add: 1, del: 0, timestamp: NOW }, [{ op: "set", add: 1, del: 0 }], { matchLabels: { app: "web" } }, { app: "web" }];
+  const valid = [input, scaleUp, owner, pods, pods[0], list, { now: NOW }, { now: new Date(NOW) }, { type: "added", object: pods[0] }, { type: "updated", object: owner, old: owner }, scenario, { op: "setReplicas", replicas: 2 }, { burstReplicas: 3 }, [{ result: "ok" }], { add: 1, del: 0, timestamp: NOW }, [{ op: "set", add: 1, del: 0 }], { matchLabels: { app: "web" } }, { app: "web" }, depInput, deployment, syncDone, { input: depInput, results: [{ result: "ok" }] }];
 
   function value(depth = 0) {
     const r = rnd();
@@ -86,7 +95,7 @@ function run(seed) {
   return { rnd, int, pick, value, mutate };
 }
 
-test("10,000 random calls over every export answer with a value or a ReplicoreError", () => {
+test("10,000 random calls over every export answer with a value or a ReplicoreError", async () => {
   const g = run(SEED);
   const { int, pick, value, mutate, rnd } = g;
   const arg = (good) => (rnd() < 0.5 && good !== undefined ? (rnd() < 0.5 ? good : mutate(good, 0)) : value());
@@ -136,6 +145,7 @@ test("10,000 random calls over every export answer with a value or a ReplicoreEr
     manageAfterClaims: () => replicore.manageAfterClaims(planArg(), arg({ results: [], liveOwner: { found: owner } })),
     complete: () => replicore.complete(planArg(), arg({ creates: [], deletes: [] })),
     completeInput: () => replicore.completeInput(arg(input), arg({ creates: [] }), arg(undefined)),
+    abandonedExpectations: () => replicore.abandonedExpectations(arg(pick([() => replicore.plan(scaleUp).manage, () => replicore.plan(input).manage])()), arg([{ result: "ok" }])),
     nextBatch: () => replicore.nextBatch(arg({ count: 3, batches: [1, 2] }), arg([{ result: "ok" }])),
     rankPods: () => replicore.rankPods(arg(pods), arg({ now: NOW })),
     explain: () => replicore.explain(arg(list), arg({ now: NOW })),
@@ -148,6 +158,7 @@ test("10,000 random calls over every export answer with a value or a ReplicoreEr
     onPodEvent: () => replicore.onPodEvent(arg({ type: "added", object: pods[0] }), arg(owners), arg(undefined)),
     onOwnerEvent: () => replicore.onOwnerEvent(arg({ type: "added", object: owner })),
     applyExpectations: () => replicore.applyExpectations(arg({ add: 1, del: 0, timestamp: NOW }), arg([{ op: "delete" }]), arg(NOW)),
+    podQuotaUsed: () => replicore.podQuotaUsed(arg(pods), arg(NOW)),
     expectationsSatisfied: () => replicore.expectationsSatisfied(arg({ add: 0, del: 0, timestamp: NOW }), arg(new Date(NOW))),
     selectorMatches: () => replicore.selectorMatches(arg({ matchLabels: { app: "web" } }), arg({ app: "web" })),
     calculateStatus: () => replicore.calculateStatus(arg({ now: NOW, owner, activePods: pods }), arg(undefined)),
@@ -164,6 +175,32 @@ test("10,000 random calls over every export answer with a value or a ReplicoreEr
       }
     },
     Store: () => new Store(arg({ burstReplicas: 2 })).free(),
+    deploymentSyncStart: () => replicore.deploymentSyncStart(arg(depInput)),
+    deploymentSyncNext: () => replicore.deploymentSyncNext(arg(depState)),
+    deploymentSyncReport: () => replicore.deploymentSyncReport(arg(depState), arg({ result: "ok" })),
+    DeploymentSyncRun: () => {
+      const r = rnd() < 0.3 ? replicore.DeploymentSyncRun.fromState(arg(depState)) : new replicore.DeploymentSyncRun(arg(depInput));
+      try {
+        for (const [name, f] of Object.entries(syncRunMethods)) if (name !== "free") f(r);
+      } finally {
+        r.free();
+      }
+    },
+    // Async: its rejections are collected and checked after the loop.
+    runDeploymentSync: () => {
+      rejections.push(replicore.runDeploymentSync(arg(depInput), () => arg({ result: "ok" })).then(() => undefined, (e) => e));
+    },
+    deploymentKeysForReplicaSetEvent: () => replicore.deploymentKeysForReplicaSetEvent(arg({ type: "added", object: owner }), arg([deployment])),
+    deploymentKeysForPodDeleted: () => replicore.deploymentKeysForPodDeleted(arg(pods[0]), arg(owners), arg([deployment]), arg(pods)),
+    deploymentQueueAction: () => replicore.deploymentQueueAction(arg(syncDone), arg(3)),
+  };
+  const depState = replicore.deploymentSyncStart(depInput);
+  const rejections = [];
+  const syncRunMethods = {
+    next: (r) => r.next(),
+    report: (r) => r.report(arg({ result: "ok" })),
+    state: (r) => r.state(),
+    free: () => new replicore.DeploymentSyncRun(depInput).free(),
   };
   const storeMethods = {
     upsertOwner: (s) => s.upsertOwner(arg(owner)),
@@ -227,6 +264,7 @@ test("10,000 random calls over every export answer with a value or a ReplicoreEr
   assert.deepEqual(methods(Store), Object.keys(storeMethods).sort(), "every Store method is fuzzed");
   assert.deepEqual(methods(Simulator), Object.keys(simMethods).filter((k) => k !== "Simulator").sort(), "every Simulator method is fuzzed");
   assert.deepEqual(methods(replicore.EventCorrelator), Object.keys(correlatorMethods).sort(), "every EventCorrelator method is fuzzed");
+  assert.deepEqual(methods(replicore.DeploymentSyncRun), Object.keys(syncRunMethods).sort(), "every DeploymentSyncRun method is fuzzed");
 
   const calls = [
     ...Object.entries(api).map(([name, f]) => ({ name, kind: "api", f })),
@@ -262,6 +300,11 @@ test("10,000 random calls over every export answer with a value or a ReplicoreEr
   }
   if (process.env.FUZZ_TIMES) console.log(Object.entries(time).sort((a, b) => b[1] - a[1]).slice(0, 12).map(([k, v]) => `${k} ${v.toFixed(0)}ms`).join(", "));
   console.log(`fuzz: seed ${SEED}, ${counts.calls} calls, ${counts.returned} returned, ${counts.threw} threw ReplicoreErrors ${JSON.stringify(counts.byCode)}`);
+  // runDeploymentSync's rejections: ReplicoreErrors too (the host here never throws).
+  for (const e of await Promise.all(rejections)) {
+    if (e === undefined) continue;
+    assert.ok(isReplicoreError(e) && e.code !== "INTERNAL", `runDeploymentSync rejected with something else: ${e?.name}: ${String(e?.message).slice(0, 300)}`);
+  }
   assert.equal(counts.calls, CALLS);
   assert.ok(counts.threw > CALLS / 10 && counts.returned > CALLS / 10, JSON.stringify(counts));
 });

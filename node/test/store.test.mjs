@@ -2,7 +2,7 @@
 // events are decided against the stored state, and bad objects are refused alone.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Store, plan, complete, isReplicoreError } from "replicore";
+import { Store, plan, complete, manageAfterClaims, isReplicoreError } from "replicore";
 import { NOW, cluster } from "./helpers.mjs";
 
 function objects() {
@@ -23,7 +23,7 @@ function filled() {
 
 /** Pod indices refer to each input's own pod list: compare plans without them. */
 function withoutIndices(p) {
-  return JSON.parse(JSON.stringify(p), (k, v) => (k === "podIndex" ? undefined : v));
+  return JSON.parse(JSON.stringify(p), (k, v) => (k === "podIndex" || k === "candidateIndices" ? undefined : v));
 }
 
 function okOutcome(p, owner) {
@@ -45,8 +45,8 @@ test("planFor equals plan over the same objects, and completes the same", () => 
     assert.deepStrictEqual(withoutIndices(fromStore), withoutIndices(whole), `plan of ${name}`);
     const outcome = okOutcome(whole, owner);
     assert.deepStrictEqual(store.complete(fromStore, outcome), complete(whole, outcome), `completion of ${name}`);
-    // A completed plan is done.
-    assert.throws(() => store.complete(fromStore, outcome), (e) => isReplicoreError(e) && e.code === "UNKNOWN_PLAN");
+    // A plan is a value: completing it again gives the same answer.
+    assert.deepStrictEqual(store.complete(fromStore, outcome), complete(whole, outcome), `completion of ${name}, again`);
   }
   store.free();
 });
@@ -113,7 +113,7 @@ test("bad objects are refused with code and path, and the store keeps working", 
     });
   }
   assert.deepStrictEqual(store.size(), size);
-  assert.throws(() => store.complete({ key: "x" }, {}), (e) => e.code === "UNKNOWN_PLAN");
+  assert.throws(() => store.complete({ key: "x" }, {}), (e) => isReplicoreError(e) && e.code === "MISSING" && e.path.startsWith("plan."));
   // A cycle through a field the engine reads is refused in JS before it crosses.
   const cyclic = { metadata: { name: "c", namespace: "shop", labels: {} } };
   cyclic.metadata.labels.self = cyclic;
@@ -121,7 +121,29 @@ test("bad objects are refused with code and path, and the store keeps working", 
   assert.deepStrictEqual(store.size(), size);
   const p = store.planFor("shop", "web-7d9f8b6c5d", { now: NOW });
   assert.equal(p.key, "shop/web-7d9f8b6c5d");
-  // A newer planFor of the same owner replaces the older pending plan.
+  // A newer planFor of the same owner leaves the older plan whole: it is a value.
   store.planFor("shop", "web-7d9f8b6c5d", { now: NOW });
-  assert.throws(() => store.complete(p, {}), (e) => e.code === "UNKNOWN_PLAN");
+  const done = store.complete(p, { deletes: p.manage.victims.map(() => ({ result: "ok" })) });
+  assert.equal(done.deleted, p.manage.victims.length);
+  // An outcome that does not fit the plan is refused, naming the field.
+  assert.throws(() => store.complete(p, {}), (e) => isReplicoreError(e) && e.code === "OUTCOME_MISMATCH" && e.path === "outcome.deletes");
+});
+
+test("a plan is a value: through structuredClone or JSON it completes identically", () => {
+  const { store, owners, pods } = filled();
+  for (const owner of owners) {
+    const { namespace, name } = owner.metadata;
+    const others = owners.filter((o) => o !== owner && o.metadata.namespace === namespace);
+    for (const p of [store.planFor(namespace, name, { now: NOW }), plan({ now: NOW, owner, otherOwners: others, pods })]) {
+      const outcome = okOutcome(p, owner);
+      const want = complete(p, outcome);
+      for (const copy of [structuredClone(p), JSON.parse(JSON.stringify(p))]) {
+        assert.deepStrictEqual(copy, p);
+        assert.deepStrictEqual(complete(copy, outcome), want, `completion of a copied plan of ${name}`);
+        assert.deepStrictEqual(store.complete(copy, outcome), want, `store completion of a copied plan of ${name}`);
+        assert.deepStrictEqual(manageAfterClaims(copy, outcome.claims), p.manage);
+      }
+    }
+  }
+  store.free();
 });

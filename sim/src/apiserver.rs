@@ -13,6 +13,9 @@ use replicore::time::Time;
 
 use super::rng::Rng;
 
+/// The grace period of a delete: the pod spec's default `terminationGracePeriodSeconds`.
+pub const TERMINATION_GRACE_SECONDS: i64 = 30;
+
 /// What a watch event carries.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Object {
@@ -122,14 +125,13 @@ impl ApiServer {
         }
     }
 
-    /// Pods counted by a `pods` quota: neither terminal nor terminating.
-    pub fn quota_used(&self, namespace: &str) -> u32 {
-        let n = self
-            .pods
-            .values()
-            .filter(|p| p.namespace() == namespace)
-            .filter(|p| !pods::is_terminal(p) && p.metadata.deletion_timestamp.is_none())
-            .count();
+    /// The `pods` usage of a namespace: the pods kube-apiserver's quota evaluator charges
+    /// at `now` (the engine's rule, [`replicore::quota`]).
+    pub fn quota_used(&self, namespace: &str, now: Time) -> u32 {
+        let n = replicore::quota::used(
+            self.pods.values().filter(|p| p.namespace() == namespace),
+            now,
+        );
         u32::try_from(n).unwrap_or(u32::MAX)
     }
 
@@ -152,7 +154,7 @@ impl ApiServer {
         let prefix = pod.metadata.generate_name.clone().unwrap_or_default();
         let ns = pod.namespace().to_owned();
         if let Some(limit) = self.quota {
-            let used = self.quota_used(&ns);
+            let used = self.quota_used(&ns, now);
             if used >= limit {
                 return Err(ApiError {
                     reason: "Forbidden".into(),
@@ -266,9 +268,14 @@ impl ApiServer {
                 false,
             ));
         }
-        self.update_pod(key, |p| p.metadata.deletion_timestamp = Some(now))
-            .map(|c| (c, false))
-            .ok_or_else(not_found)
+        // A graceful delete: the timestamp and the grace period, as kube-apiserver sets
+        // them (the pod's terminationGracePeriodSeconds, 30 s by default).
+        self.update_pod(key, |p| {
+            p.metadata.deletion_timestamp = Some(now);
+            p.metadata.deletion_grace_period_seconds = Some(TERMINATION_GRACE_SECONDS);
+        })
+        .map(|c| (c, false))
+        .ok_or_else(not_found)
     }
 
     /// The pod leaves the store (termination finished).

@@ -87,7 +87,10 @@ fn graceful_deletion_only_for_scheduled_running_pods() {
         .metadata
         .deletion_timestamp
         .is_some());
-    assert_eq!(api.quota_used("default"), 0);
+    // Terminating within its 30 s grace period: still charged (QuotaV1Pod); after it, not.
+    assert_eq!(api.quota_used("default", now), 1);
+    let later = now.plus(replicore::time::Duration::from_seconds(31));
+    assert_eq!(api.quota_used("default", later), 0);
     assert_eq!(api.remove_pod(&b.key()).unwrap().kind, ChangeKind::Deleted);
     assert!(api.pods.is_empty());
 }

@@ -7,6 +7,7 @@
 //! API users call is the package's TypeScript wrapper (`node/src/api.ts`).
 
 mod convert;
+pub mod deployment;
 pub mod event_correlation;
 #[cfg(feature = "explain")]
 pub mod facts;
@@ -14,6 +15,7 @@ pub mod facts;
 mod heap;
 #[cfg(feature = "judge")]
 pub mod judge;
+pub mod quota;
 #[cfg(feature = "explain")]
 pub mod report;
 #[cfg(feature = "sim")]
@@ -37,8 +39,8 @@ use replicore::model::LabelSelector;
 use replicore::outcome::{ClaimOutcome, LiveOwner};
 use replicore::{
     complete as complete_sync, plan as plan_sync, CallResult, Config, CreatePlan, Expectations,
-    ExpectationsChange, FeatureGates, Pod, ReplicaSet, Selector, SyncInput, SyncOutcome, SyncPlan,
-    Time,
+    ExpectationsChange, FeatureGates, Manage, Pod, ReplicaSet, Selector, SyncInput, SyncOutcome,
+    SyncPlan, Time,
 };
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
@@ -52,15 +54,10 @@ pub(crate) fn config_from(value: &JsValue) -> Result<Config, JsValue> {
     Ok(config)
 }
 
-fn with_plan<T>(
-    input: &JsValue,
-    config: &JsValue,
-    f: impl FnOnce(&SyncPlan<'_>) -> Result<T, replicore::Error>,
-) -> Result<T, JsValue> {
+fn plan_from(input: &JsValue, config: &JsValue) -> Result<SyncPlan, JsValue> {
     let input: SyncInput = object(input, "")?;
     let config = config_from(config)?;
-    let plan = plan_sync(&input, &config).map_err(|e| error(&e))?;
-    f(&plan).map_err(|e| error(&e))
+    plan_sync(&input, &config).map_err(|e| error(&e))
 }
 
 /// The package version.
@@ -69,48 +66,68 @@ pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_owned()
 }
 
-/// `plan(inputJson, configJson?)`: what one sync will do, as JSON text.
+/// `plan(inputJson, configJson?)`: what one sync will do, as JSON text. The plan is a
+/// value: the calls below take it back (as JSON text) and need nothing else.
 #[wasm_bindgen]
 pub fn plan(input: JsValue, config: JsValue) -> JsResult {
-    with_plan(&input, &config, |p| Ok(to_json_text(p)))?
+    to_json_text(&plan_from(&input, &config)?)
 }
 
-/// `adoptionAllowed(inputJson, liveOwnerJson, configJson?)`: R-32, `null` when the planned
-/// adoptions may go ahead, else why not.
+/// `adoptionAllowed(planJson, liveOwnerJson)`: R-32, `null` when the planned adoptions
+/// may go ahead, else why not.
 #[wasm_bindgen(js_name = adoptionAllowed)]
-pub fn adoption_allowed(
-    input: JsValue,
-    live_owner: JsValue,
-    config: JsValue,
-) -> Result<Option<String>, JsValue> {
+pub fn adoption_allowed(plan: JsValue, live_owner: JsValue) -> Result<Option<String>, JsValue> {
+    let plan: SyncPlan = object(&plan, "plan")?;
     let live: LiveOwner = any(&live_owner, "liveOwner")?;
-    with_plan(&input, &config, |p| Ok(p.adoption_allowed(&live).err()))
+    Ok(plan.adoption_allowed(&live).err())
 }
 
-/// `manageAfterClaims(inputJson, claimsJson, configJson?)`: the manage step once the
-/// claims are done.
+/// `manageAfterClaims(planJson, claimsJson)`: the manage step once the claims are done.
 #[wasm_bindgen(js_name = manageAfterClaims)]
-pub fn manage_after_claims(input: JsValue, claims: JsValue, config: JsValue) -> JsResult {
+pub fn manage_after_claims(plan: JsValue, claims: JsValue) -> JsResult {
+    let plan: SyncPlan = object(&plan, "plan")?;
     let claims: ClaimOutcome = object(&claims, "claims")?;
-    with_plan(&input, &config, |p| {
-        p.manage_after(&claims).map(|m| to_js(&m))
-    })?
+    plan.manage_after(&claims)
+        .map(|m| to_js(&m))
+        .map_err(|e| error(&e))?
 }
 
-/// `complete(inputJson, outcomeJson, configJson?)`: what the host's calls mean. The plan
-/// is made again from the same input (plans are deterministic); no state is kept here.
+/// `complete(planJson, outcomeJson)`: what the host's calls mean. The plan carries
+/// everything this needs: nothing is planned again and no state is kept here.
 #[wasm_bindgen]
-pub fn complete(input: JsValue, outcome: JsValue, config: JsValue) -> JsResult {
+pub fn complete(plan: JsValue, outcome: JsValue) -> JsResult {
+    let plan: SyncPlan = object(&plan, "plan")?;
     let outcome: SyncOutcome = object(&outcome, "outcome")?;
-    with_plan(&input, &config, |p| {
-        complete_sync(p, &outcome)
-            .map(|d| to_js(&d))
-            // A mismatch is about the outcome document: say so in the path.
-            .map_err(|e| match e {
-                replicore::Error::Outcome { .. } => e.under("outcome"),
-                other => other,
-            })
-    })?
+    complete_sync(&plan, &outcome)
+        .map(|d| to_js(&d))
+        // A mismatch is about the outcome document: say so in the path.
+        .map_err(|e| match e {
+            replicore::Error::Outcome { .. } => error(&e.under("outcome")),
+            other => error(&other),
+        })?
+}
+
+/// `completeInput(inputJson, outcomeJson, configJson?)`: `complete` for the plan of an
+/// input made elsewhere (plans are deterministic).
+#[wasm_bindgen(js_name = completeInput)]
+pub fn complete_input(input: JsValue, outcome: JsValue, config: JsValue) -> JsResult {
+    let plan = plan_from(&input, &config)?;
+    let outcome: SyncOutcome = object(&outcome, "outcome")?;
+    complete_sync(&plan, &outcome)
+        .map(|d| to_js(&d))
+        .map_err(|e| match e {
+            replicore::Error::Outcome { .. } => error(&e.under("outcome")),
+            other => error(&other),
+        })?
+}
+
+/// `abandonedExpectations(manageJson, resultsJson)`: what to take off the expectations
+/// when the host stops a manage step partway, given the results so far.
+#[wasm_bindgen(js_name = abandonedExpectations)]
+pub fn abandoned_expectations(manage: JsValue, results: JsValue) -> JsResult {
+    let manage: Manage = object(&manage, "manage")?;
+    let results: Vec<CallResult> = any(&results, "results")?;
+    to_js(&manage.abandoned(&results))
 }
 
 /// `nextBatch(createJson, resultsJson)`: the size of the next slow-start batch, or

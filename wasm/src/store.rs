@@ -1,21 +1,16 @@
 //! The engine-side store (`replicore::Store`) as a JS class: owners and pods kept in wasm
 //! memory, so a sync sends no pod across. Conversion and error mapping only.
 //!
-//! A plan made by `planFor` keeps its snapshot here, under its owner key and a ticket,
-//! until `complete` judges the calls made for it (a newer `planFor` of the same owner
-//! replaces it): the store may change meanwhile, the plan's snapshot does not.
+//! A plan made by `planFor` is a value: it carries what `complete` needs, so the store
+//! keeps nothing for it and may change while the plan's calls are in flight. The plan's
+//! later steps are the module's free functions (`adoptionAllowed`, `manageAfterClaims`,
+//! `complete`).
 
-use std::collections::BTreeMap;
-
-use replicore::outcome::{ClaimOutcome, LiveOwner};
-use replicore::{
-    complete as complete_sync, Error, Expectations, OwnerChange, Pod, PodChange, ReplicaSet,
-    Snapshot, Store, SyncContext, SyncOutcome, SyncPlan, Time,
-};
+use replicore::{Expectations, OwnerChange, Pod, PodChange, ReplicaSet, Store, SyncContext, Time};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
-use crate::convert::{any, error, message_error, object, string, to_js, to_json_text, JsResult};
+use crate::convert::{error, object, string, to_js, to_json_text, JsResult};
 use crate::{config_from, EventType};
 
 /// `{type, object}` (an `old` field, if present, is ignored: the store has it).
@@ -44,12 +39,6 @@ fn yes() -> bool {
 }
 
 #[derive(Serialize)]
-struct Ticketed<'a, 'p> {
-    ticket: u32,
-    plan: &'a SyncPlan<'p>,
-}
-
-#[derive(Serialize)]
 struct Size {
     owners: usize,
     pods: usize,
@@ -59,9 +48,6 @@ struct Size {
 #[wasm_bindgen(js_name = Store)]
 pub struct JsStore {
     store: Store,
-    /// Owner key → (ticket, snapshot) of its plan awaiting `complete`.
-    pending: BTreeMap<String, (u32, Snapshot)>,
-    next_ticket: u32,
 }
 
 #[wasm_bindgen(js_class = Store)]
@@ -72,8 +58,6 @@ impl JsStore {
         let config = config_from(&config)?;
         Ok(JsStore {
             store: Store::new(config).map_err(|e| error(&e))?,
-            pending: BTreeMap::new(),
-            next_ticket: 0,
         })
     }
 
@@ -141,10 +125,10 @@ impl JsStore {
         to_js(&decision)
     }
 
-    /// `planFor(namespace, name, optionsJson)`: `{ticket, plan}` for the stored owner, as
-    /// JSON text.
+    /// `planFor(namespace, name, optionsJson)`: the plan for the stored owner, as JSON
+    /// text.
     #[wasm_bindgen(js_name = planFor)]
-    pub fn plan_for(&mut self, namespace: JsValue, name: JsValue, options: JsValue) -> JsResult {
+    pub fn plan_for(&self, namespace: JsValue, name: JsValue, options: JsValue) -> JsResult {
         let namespace = string(&namespace, "namespace")?;
         let name = string(&name, "name")?;
         let options: PlanOptions = object(&options, "options")?;
@@ -160,88 +144,13 @@ impl JsStore {
                 },
             )
             .map_err(|e| error(&e))?;
-        let ticket = self.next_ticket;
-        let out = {
-            let plan = snapshot.plan(self.store.config()).map_err(|e| error(&e))?;
-            to_json_text(&Ticketed {
-                ticket,
-                plan: &plan,
-            })?
-        };
-        self.next_ticket = self.next_ticket.wrapping_add(1);
-        self.pending
-            .insert(format!("{namespace}/{name}"), (ticket, snapshot));
-        Ok(out)
-    }
-
-    /// `adoptionAllowed(key, ticket, liveOwnerJson)`: R-32 for a pending plan.
-    #[wasm_bindgen(js_name = adoptionAllowed)]
-    pub fn adoption_allowed(
-        &self,
-        key: &str,
-        ticket: u32,
-        live_owner: JsValue,
-    ) -> Result<Option<String>, JsValue> {
-        let live: LiveOwner = any(&live_owner, "liveOwner")?;
-        self.with_pending(key, ticket, |p| Ok(p.adoption_allowed(&live).err()))
-    }
-
-    /// `manageAfterClaims(key, ticket, claimsJson)`: the manage step once the claims
-    /// are done, for a pending plan.
-    #[wasm_bindgen(js_name = manageAfterClaims)]
-    pub fn manage_after_claims(&self, key: &str, ticket: u32, claims: JsValue) -> JsResult {
-        let claims: ClaimOutcome = object(&claims, "claims")?;
-        self.with_pending(key, ticket, |p| p.manage_after(&claims).map(|m| to_js(&m)))?
-    }
-
-    /// `complete(key, ticket, outcomeJson)`: what the calls made for a pending plan mean.
-    /// The plan is then done (its snapshot released), unless the outcome was refused.
-    pub fn complete(&mut self, key: &str, ticket: u32, outcome: JsValue) -> JsResult {
-        let outcome: SyncOutcome = object(&outcome, "outcome")?;
-        let done = self.with_pending(key, ticket, |p| {
-            complete_sync(p, &outcome)
-                .map(|d| to_js(&d))
-                .map_err(|e| match e {
-                    Error::Outcome { .. } => e.under("outcome"),
-                    other => other,
-                })
-        })??;
-        self.pending.remove(key);
-        Ok(done)
-    }
-
-    /// `release(key)`: drops a pending plan without completing it.
-    pub fn release(&mut self, key: &str) -> bool {
-        self.pending.remove(key).is_some()
+        let plan = snapshot.plan(self.store.config()).map_err(|e| error(&e))?;
+        to_json_text(&plan)
     }
 
     /// `size()`: `{owners, pods}`.
     pub fn size(&self) -> JsResult {
         let (owners, pods) = self.store.len();
         to_js(&Size { owners, pods })
-    }
-
-    fn with_pending<T>(
-        &self,
-        key: &str,
-        ticket: u32,
-        f: impl FnOnce(&SyncPlan<'_>) -> Result<T, Error>,
-    ) -> Result<T, JsValue> {
-        let snapshot = match self.pending.get(key) {
-            Some((t, s)) if *t == ticket => s,
-            _ => {
-                return Err(message_error(
-                    "UNKNOWN_PLAN",
-                    "plan",
-                    &format!(
-                        "plan: no pending plan of {} with this ticket (completed, released, or replaced by a newer planFor)",
-                        replicore::error::capped(key)
-                    ),
-                ))
-            }
-        };
-        // Plans are deterministic: the same snapshot gives the same plan.
-        let plan = snapshot.plan(self.store.config()).map_err(|e| error(&e))?;
-        f(&plan).map_err(|e| error(&e))
     }
 }

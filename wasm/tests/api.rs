@@ -389,10 +389,9 @@ fn plan_is_the_engines_plan_whatever_the_layout() {
 
 #[wasm_bindgen_test]
 fn adoption_allowed_rechecks_the_live_owner() {
-    let input = t(&adoption_input());
-    let allowed = |live: Value| {
-        rc::adoption_allowed(input.clone(), t(&live), no_config()).expect("adoptionAllowed")
-    };
+    let plan = rc::plan(t(&adoption_input()), no_config()).expect("plan");
+    let allowed =
+        |live: Value| rc::adoption_allowed(plan.clone(), t(&live)).expect("adoptionAllowed");
     assert_eq!(allowed(json!({"found": owner(2)})), None);
     let mut recreated = owner(2);
     recreated["metadata"]["uid"] = json!("uid-web-2");
@@ -407,7 +406,7 @@ fn adoption_allowed_rechecks_the_live_owner() {
         Some("replicasets \"web\" not found")
     );
     assert_error(
-        rc::adoption_allowed(input.clone(), t(&json!({"lost": true})), no_config()),
+        rc::adoption_allowed(plan.clone(), t(&json!({"lost": true}))),
         "MALFORMED",
         // The unknown variant is the key itself.
         "liveOwner.lost",
@@ -433,7 +432,11 @@ fn complete_after_a_failed_create_batch() {
     let outcome = json!({"creates": [
         {"result": "error", "reason": "Forbidden", "message": "exceeded quota", "code": 403},
     ]});
-    let done = ok(rc::complete(t(&create_input()), t(&outcome), no_config()));
+    let done = ok(rc::complete_input(
+        t(&create_input()),
+        t(&outcome),
+        no_config(),
+    ));
     assert_eq!(done["manage"]["action"], "create");
     assert_eq!(
         (done["created"].clone(), done["createCalls"].clone()),
@@ -488,7 +491,11 @@ fn complete_after_everything_succeeded() {
         {"result": "ok", "name": "web-1"}, {"result": "ok", "name": "web-2"},
         {"result": "ok", "name": "web-3"},
     ]});
-    let done = ok(rc::complete(t(&create_input()), t(&outcome), no_config()));
+    let done = ok(rc::complete_input(
+        t(&create_input()),
+        t(&outcome),
+        no_config(),
+    ));
     assert_eq!(
         (done["created"].clone(), done["createCalls"].clone()),
         (json!(3), json!(3))
@@ -499,7 +506,7 @@ fn complete_after_everything_succeeded() {
     assert!(done.get("error").is_none(), "{done}");
 
     let deletes = json!({"deletes": [{"result": "ok"}, {"result": "ok"}]});
-    let done = ok(rc::complete(
+    let done = ok(rc::complete_input(
         t(&scale_down_input()),
         t(&deletes),
         no_config(),
@@ -514,11 +521,8 @@ fn manage_after_claims() {
     let planned = plan_of(&input)["manage"].clone();
     // Claims went as planned: the manage step is the plan's.
     let as_planned = json!({"liveOwner": {"found": owner(2)}, "results": [{"result": "ok"}]});
-    let m = ok(rc::manage_after_claims(
-        t(&input),
-        t(&as_planned),
-        no_config(),
-    ));
+    let plan = rc::plan(t(&input), no_config()).expect("plan");
+    let m = ok(rc::manage_after_claims(plan.clone(), t(&as_planned)));
     assert_eq!(m, planned);
     assert_eq!(m, json!({"action": "nothing", "why": "inSync"}));
     // The adoption patch failed: the sync returns the claim error before managing.
@@ -526,19 +530,18 @@ fn manage_after_claims() {
         "liveOwner": {"found": owner(2)},
         "results": [{"result": "error", "reason": "Conflict", "message": "conflict", "code": 409}],
     });
-    let m = ok(rc::manage_after_claims(t(&input), t(&failed), no_config()));
+    let m = ok(rc::manage_after_claims(plan.clone(), t(&failed)));
     assert_eq!(m, json!({"action": "nothing", "why": "claimFailed"}));
     // A plan without claims ignores the claims outcome.
     let m = ok(rc::manage_after_claims(
-        t(&create_input()),
+        rc::plan(t(&create_input()), no_config()).expect("plan"),
         t(&json!({"results": []})),
-        no_config(),
     ));
     assert_eq!(m, plan_of(&create_input())["manage"]);
     // More results than claims is the host's mistake.
     let extra =
         json!({"liveOwner": {"found": owner(2)}, "results": [{"result": "ok"}, {"result": "ok"}]});
-    let e = thrown(rc::manage_after_claims(t(&input), t(&extra), no_config()));
+    let e = thrown(rc::manage_after_claims(plan, t(&extra)));
     assert_eq!(e.code, "OUTCOME_MISMATCH", "{e:?}");
     assert!(e.path.starts_with("claims"), "{e:?}");
 }
@@ -1097,12 +1100,7 @@ fn error_malformed_timestamp_deep_inside_a_pod() {
     assert!(e.message.contains("\"yesterday\""), "{e:?}");
     // The same through the other entry points that read pods.
     assert_error(
-        rc::complete(t(&input), t(&json!({})), no_config()),
-        "MALFORMED",
-        path,
-    );
-    assert_error(
-        rc::manage_after_claims(t(&input), t(&json!({})), no_config()),
+        rc::complete_input(t(&input), t(&json!({})), no_config()),
         "MALFORMED",
         path,
     );
@@ -1215,7 +1213,7 @@ fn error_invalid_json_text() {
         assert!(e.message.contains(" line "), "{text:?}: {e:?}");
     }
     // The other arguments' text too, under their own names.
-    let e = thrown(rc::complete(
+    let e = thrown(rc::complete_input(
         t(&create_input()),
         JsValue::from_str("{\"creates\": [}"),
         no_config(),
@@ -1245,7 +1243,7 @@ fn error_invalid_config() {
         path,
     );
     assert_error(
-        rc::complete(t(&create_input()), t(&json!({})), t(&gate_off)),
+        rc::complete_input(t(&create_input()), t(&json!({})), t(&gate_off)),
         "INVALID_CONFIG",
         path,
     );
@@ -1296,12 +1294,20 @@ fn error_outcome_mismatch() {
     let four = json!({"creates": [
         {"result": "ok"}, {"result": "ok"}, {"result": "ok"}, {"result": "ok"},
     ]});
-    let e = thrown(rc::complete(t(&create_input()), t(&four), no_config()));
+    let e = thrown(rc::complete_input(
+        t(&create_input()),
+        t(&four),
+        no_config(),
+    ));
     assert_eq!(e.code, "OUTCOME_MISMATCH", "{e:?}");
     assert_eq!(e.path, "outcome.creates", "{e:?}");
     assert!(e.message.contains("4 results for 3 planned calls"), "{e:?}");
     let bogus = json!({"creates": [{"result": "maybe"}]});
-    let e = thrown(rc::complete(t(&create_input()), t(&bogus), no_config()));
+    let e = thrown(rc::complete_input(
+        t(&create_input()),
+        t(&bogus),
+        no_config(),
+    ));
     assert_eq!(e.code, "MALFORMED", "{e:?}");
     assert!(e.path.starts_with("outcome.creates[0]"), "{e:?}");
 }
@@ -1354,21 +1360,32 @@ fn garbage_calls() -> Vec<(&'static str, Call)> {
         (
             "adoptionAllowed(input, 42)",
             boxed(move || {
-                rc::adoption_allowed(input(), num(), undef())
-                    .map(|r| r.map_or(JsValue::NULL, JsValue::from))
+                rc::adoption_allowed(input(), num()).map(|r| r.map_or(JsValue::NULL, JsValue::from))
             }),
         ),
         (
             "complete(42)",
-            boxed(move || rc::complete(num(), t(&json!({})), undef())),
+            boxed(move || rc::complete(num(), t(&json!({})))),
         ),
         (
-            "complete(input, undefined)",
-            boxed(move || rc::complete(input(), undef(), undef())),
+            "complete(input, {})",
+            boxed(move || rc::complete(input(), t(&json!({})))),
+        ),
+        (
+            "completeInput(42)",
+            boxed(move || rc::complete_input(num(), t(&json!({})), undef())),
+        ),
+        (
+            "completeInput(input, undefined)",
+            boxed(move || rc::complete_input(input(), undef(), undef())),
         ),
         (
             "manageAfterClaims(input, 'garbage')",
-            boxed(move || rc::manage_after_claims(input(), garbage(), undef())),
+            boxed(move || rc::manage_after_claims(input(), garbage())),
+        ),
+        (
+            "abandonedExpectations(42)",
+            boxed(move || rc::abandoned_expectations(num(), t(&json!([])))),
         ),
         (
             "nextBatch(42, '[]')",
@@ -1474,7 +1491,7 @@ fn error_garbage_in_place_of_the_input() {
         "now",
     );
     assert_error(
-        rc::complete(t(&create_input()), obj(&json!({})), no_config()),
+        rc::complete_input(t(&create_input()), obj(&json!({})), no_config()),
         "MALFORMED",
         "outcome",
     );
@@ -1543,7 +1560,7 @@ fn errors_and_valid_calls_interleaved_many_times() {
     let failed_create =
         || t(&json!({"creates": [{"result": "error", "reason": "Forbidden", "message": "quota"}]}));
     let plan_before = plan_of(&scale_down_input());
-    let done_before = ok(rc::complete(
+    let done_before = ok(rc::complete_input(
         t(&create_input()),
         failed_create(),
         no_config(),
@@ -1574,7 +1591,7 @@ fn errors_and_valid_calls_interleaved_many_times() {
             let four = json!({"creates": [
                 {"result": "ok"}, {"result": "ok"}, {"result": "ok"}, {"result": "ok"},
             ]});
-            rc::complete(t(&create_input()), t(&four), no_config())
+            rc::complete_input(t(&create_input()), t(&four), no_config())
         }),
     ];
     let mut errors = 0;
@@ -1589,7 +1606,7 @@ fn errors_and_valid_calls_interleaved_many_times() {
         for call in &engine_errors {
             thrown(call());
             errors += 1;
-            let d = ok(rc::complete(
+            let d = ok(rc::complete_input(
                 t(&create_input()),
                 failed_create(),
                 no_config(),
@@ -1686,11 +1703,14 @@ fn store_plans_what_plan_plans_and_survives_bad_objects() {
     let size = ok(store.size());
     assert_eq!(size, json!({"owners": 1, "pods": 3}));
 
-    let r = ok(store.plan_for(
-        JsValue::from("default"),
-        JsValue::from("web"),
-        t(&json!({"now": NOW})),
-    ));
+    let plan_text = store
+        .plan_for(
+            JsValue::from("default"),
+            JsValue::from("web"),
+            t(&json!({"now": NOW})),
+        )
+        .expect("planFor");
+    let r = ok(Ok(plan_text.clone()));
     let input = json!({"now": NOW, "owner": owner(1), "pods": [pod_a(), pod_b(), pod_c()]});
     let whole = ok(rc::plan(t(&input), no_config()));
     let names = |p: &Value| -> Vec<String> {
@@ -1699,19 +1719,24 @@ fn store_plans_what_plan_plans_and_survives_bad_objects() {
             .map(|v| v.iter().map(|x| x["name"].to_string()).collect())
             .unwrap_or_default()
     };
-    assert_eq!(names(&r["plan"]), names(&whole));
+    assert_eq!(names(&r), names(&whole));
     assert!(!names(&whole).is_empty(), "a scale-down plan: {whole}");
-    let ticket = r["ticket"].as_u64().unwrap_or(u64::MAX) as u32;
     let deletes: Vec<Value> = names(&whole)
         .iter()
         .map(|_| json!({"result": "ok"}))
         .collect();
-    let done = ok(store.complete("default/web", ticket, t(&json!({"deletes": deletes}))));
+    let outcome = json!({"deletes": deletes});
+    // Completing reads the plan alone: no plan is made again.
+    let plans = replicore::sync::plans_made();
+    let done = ok(rc::complete(plan_text.clone(), t(&outcome)));
+    assert_eq!(replicore::sync::plans_made(), plans, "complete made a plan");
     assert_eq!(done["deleted"], json!(deletes.len()));
-    // The plan is done: its ticket is no longer known.
-    assert_error(
-        store.complete("default/web", ticket, t(&json!({}))),
-        "UNKNOWN_PLAN",
-        "plan",
-    );
+    // The plan is a value: through JSON again (the text re-serialized) it completes the
+    // same, and the store may change meanwhile.
+    store
+        .delete_pod(JsValue::from("default"), JsValue::from("a"))
+        .expect("delete");
+    let again = t(&r);
+    assert_eq!(ok(rc::complete(again, t(&outcome))), done);
+    assert_eq!(replicore::sync::plans_made(), plans, "complete made a plan");
 }

@@ -167,6 +167,7 @@ pub fn on_pod_deleted(
 
 /// D-115: what the work queue does with a key after a sync.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub enum QueueAction {
     /// Success or a NamespaceTerminating error: forget the key's backoff.

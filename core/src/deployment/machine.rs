@@ -24,23 +24,28 @@ use crate::time::{Duration, Time};
 use super::model::{Deployment, Rs, Wire};
 
 /// Everything one sync decides from: the informer cache at an instant.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DeploymentSyncInput {
     /// The controller clock: new condition times, progress deadline, requeue.
     pub now: Time,
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<FeatureGates>", optional))]
     pub feature_gates: FeatureGates,
     /// The work-queue key synced: `namespace/name`.
     pub key: String,
     /// The deployment as the cache holds it; `None` (absent or null) when the cache has
     /// none of that key (D-10).
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<KubeObject>", optional = nullable))]
     pub deployment: Option<Wire<Deployment>>,
     /// The ReplicaSets the cache holds (any namespace; the engine picks).
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Vec<KubeObject>"))]
     pub replica_sets: Vec<Rs>,
     /// The pods the cache holds (only Recreate reads them, D-61).
+    #[cfg_attr(feature = "ts", ts(as = "Vec<KubeObject>"))]
     pub pods: Vec<Pod>,
 }
 
@@ -105,8 +110,20 @@ impl DeploymentSyncInput {
     }
 }
 
+/// TypeScript only: a Kubernetes object (or a patch) as JSON, which the engine reads as a
+/// JSON value and validates itself (errors name the field path). Typed loosely on
+/// purpose: `@kubernetes/client-node`'s `V1Deployment`, `V1ReplicaSet` and `V1Pod` are
+/// assignable to it as they are (a class has no index signature, so a stricter
+/// `Record<string, unknown>` would refuse them), and an object the engine sends is
+/// assignable to them; a restated Kubernetes schema would be a second copy of the API's.
+#[cfg(feature = "ts")]
+#[derive(ts_rs::TS)]
+#[ts(type = "{ [key: string]: any }")]
+pub struct KubeObject;
+
 /// One API call the host makes for the engine. Objects are full wire objects (JSON)
 /// the host can POST/PUT as they are.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(
     tag = "call",
@@ -122,6 +139,7 @@ pub enum ApiCall {
         namespace: String,
         name: String,
         patch_type: String,
+        #[cfg_attr(feature = "ts", ts(as = "KubeObject"))]
         patch: Value,
     },
     /// `POST replicasets` (D-34). Answer with the created object (or nothing: the sent
@@ -129,12 +147,14 @@ pub enum ApiCall {
     CreateReplicaSet {
         namespace: String,
         name: String,
+        #[cfg_attr(feature = "ts", ts(as = "KubeObject"))]
         object: Value,
     },
     /// `PUT replicasets/{name}` (D-30, D-47). Answer with the updated object (optional).
     UpdateReplicaSet {
         namespace: String,
         name: String,
+        #[cfg_attr(feature = "ts", ts(as = "KubeObject"))]
         object: Value,
     },
     /// `DELETE replicasets/{name}` (D-70).
@@ -143,12 +163,14 @@ pub enum ApiCall {
     UpdateDeployment {
         namespace: String,
         name: String,
+        #[cfg_attr(feature = "ts", ts(as = "KubeObject"))]
         object: Value,
     },
     /// `PUT deployments/{name}/status`.
     UpdateDeploymentStatus {
         namespace: String,
         name: String,
+        #[cfg_attr(feature = "ts", ts(as = "KubeObject"))]
         object: Value,
     },
 }
@@ -222,6 +244,7 @@ impl ApiCall {
 }
 
 /// What the API answered to one [`ApiCall`].
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "result", rename_all = "camelCase")]
 pub enum ApiResult {
@@ -229,6 +252,7 @@ pub enum ApiResult {
     /// for writes it may be omitted, and the object sent is used).
     Ok {
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "ts", ts(as = "Option<KubeObject>"))]
         object: Option<Value>,
     },
     /// The API answered with an error (`reason` is the `StatusReason`: `NotFound`,
@@ -243,6 +267,7 @@ impl ApiResult {
 }
 
 /// An event the controller records on the deployment (D-100).
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DeploymentEvent {
@@ -254,6 +279,7 @@ pub struct DeploymentEvent {
 }
 
 /// The error `syncDeployment` returned.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SyncError {
@@ -282,6 +308,7 @@ impl SyncError {
 }
 
 /// The progress check's own requeue (D-78), apart from the error requeue.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum ProgressRequeue {
@@ -295,6 +322,7 @@ pub enum ProgressRequeue {
 }
 
 /// What the sync amounted to.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SyncDone {
@@ -317,6 +345,7 @@ impl SyncDone {
 }
 
 /// The next thing to do.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "step", rename_all = "camelCase")]
 pub enum Step {
@@ -327,6 +356,7 @@ pub enum Step {
 }
 
 /// The step machine of one sync: the input and the results reported so far.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DeploymentSync {

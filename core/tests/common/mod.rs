@@ -436,7 +436,7 @@ pub fn all_created(c: &CreatePlan, prefix: &str) -> Vec<CallResult> {
 
 /// The outcome of a plan whose every call (claims, creates, deletes) succeeded; the live
 /// read of the owner, when the plan asks for one, returns `owner` unchanged.
-pub fn all_ok(plan: &SyncPlan<'_>, owner: &Rs) -> SyncOutcome {
+pub fn all_ok(plan: &SyncPlan, owner: &Rs) -> SyncOutcome {
     let mut out = SyncOutcome::default();
     out.claims.results = plan.claims.iter().map(|_| CallResult::ok()).collect();
     if plan.needs_owner_recheck {
@@ -466,7 +466,7 @@ pub fn counts(e: &Expectations) -> (i64, i64) {
 }
 
 /// Runs `complete` on `plan` with `outcome` (panics on an engine error).
-pub fn finish(plan: &SyncPlan<'_>, outcome: &SyncOutcome) -> Completion {
+pub fn finish(plan: &SyncPlan, outcome: &SyncOutcome) -> Completion {
     replicore::complete(plan, outcome).expect("the outcome fits the plan")
 }
 

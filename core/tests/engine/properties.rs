@@ -38,7 +38,7 @@ fn manage_size(m: &Manage) -> (usize, usize, usize) {
 }
 
 /// The outcome a host reports when every call succeeds.
-fn all_ok_outcome(p: &SyncPlan<'_>, input: &SyncInput) -> SyncOutcome {
+fn all_ok_outcome(p: &SyncPlan, input: &SyncInput) -> SyncOutcome {
     let mut out = SyncOutcome::default();
     if p.needs_owner_recheck {
         out.claims.live_owner = Some(LiveOwner::Found(Box::new(input.owner.clone())));
@@ -67,8 +67,13 @@ fn permuted(input: &SyncInput, perm: &[usize]) -> SyncInput {
     }
 }
 
-fn plan_json(p: &SyncPlan<'_>, pods: &[Pod]) -> Value {
+/// The decisions of a plan as JSON. Its basis (facts of the input for the later steps,
+/// listed as the input lists them) is left out: the completions compare its effect.
+fn plan_json(p: &SyncPlan, pods: &[Pod]) -> Value {
     let mut v = serde_json::to_value(p).expect("a plan serializes");
+    if let Some(o) = v.as_object_mut() {
+        o.remove("basis");
+    }
     normalise_pod_indices(&mut v, pods);
     v
 }
@@ -433,6 +438,12 @@ proptest! {
         prop_assert!(done.is_ok(), "a well-shaped outcome was refused: {:?}\noutcome: {:?}", done, host.outcome);
         let done = done.unwrap();
         prop_assert_eq!(&done.manage, &host.manage, "complete and manage_after disagree");
+        // The plan is a value: through JSON and back, it completes identically.
+        let text = serde_json::to_string(&p).expect("a plan serializes");
+        let back: SyncPlan = serde_json::from_str(&text).expect("a serialized plan parses");
+        prop_assert_eq!(&back, &p);
+        prop_assert_eq!(complete(&back, &host.outcome).expect("the same outcome fits"), done.clone());
+        prop_assert_eq!(back.manage_after(&host.outcome.claims).expect("fits"), host.manage.clone());
         let _ = done.requeue_after_status_write(Ok(()));
         let out = &host.outcome;
         let mut e = input.expectations.clone();
@@ -856,7 +867,7 @@ fn bug_pod(
     .expect("pod")
 }
 
-fn victims(p: &SyncPlan<'_>) -> Vec<String> {
+fn victims(p: &SyncPlan) -> Vec<String> {
     match &p.manage {
         Manage::Delete(d) => d.victims.iter().map(|v| v.name.clone()).collect(),
         other => panic!("expected a scale-down, got {other:?}"),

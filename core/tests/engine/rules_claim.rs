@@ -609,3 +609,66 @@ fn r34_only_our_matching_terminating_pods_count() {
     assert_eq!(status.replicas, 1);
     assert_eq!(status.terminating_replicas, Some(1));
 }
+
+/// R-31, E-12, R-55..R-57: an adoption answered NotFound while the owner has too many
+/// pods: the scale-down ranks the pods it does hold, exactly as a plan over those pods
+/// would, from the plan alone (also after a JSON round trip of the plan).
+#[test]
+fn r31_adoption_not_found_while_over_replicated_ranks_what_is_held() {
+    let web = rs("web").replicas(1);
+    let pods = [
+        healthy("mine", &web),
+        pod("o1").node("node-1").ready_since(&ago(60.0)),
+        pod("o2").node("node-2").ready_since(&ago(120.0)),
+    ];
+    let input = input(&web, &pods).build();
+    let config = Config::default();
+    let p = plan(&input, &config).expect("plan");
+    assert_eq!(delete_plan(&p.manage).victims.len(), 2);
+    assert!(
+        p.basis.reserve.is_some(),
+        "a failed adoption may need a ranking"
+    );
+    // o1 is gone; o2 is adopted.
+    let by_name = |n: &str| {
+        if n == "o1" {
+            CallResult::error("NotFound", "pods \"o1\" not found")
+        } else {
+            CallResult::ok()
+        }
+    };
+    let results = p.claims.iter().map(|c| by_name(&c.name)).collect();
+    let outcome = claims_outcome(results, live(&web));
+    // What a plan over the pods the owner then holds decides.
+    let held = [
+        healthy("mine", &web),
+        healthy("o2", &web).ready_since(&ago(120.0)),
+    ];
+    let reference = plan(&input_of(&web, &held), &config).expect("plan");
+    let want: Vec<String> = delete_plan(&reference.manage)
+        .victims
+        .iter()
+        .map(|v| v.name.clone())
+        .collect();
+    assert_eq!(want.len(), 1);
+    let back: replicore::SyncPlan =
+        serde_json::from_str(&serde_json::to_string(&p).expect("serializes")).expect("parses");
+    for p in [&p, &back] {
+        let manage = p.manage_after(&outcome.claims).expect("fits");
+        let got: Vec<String> = delete_plan(&manage)
+            .victims
+            .iter()
+            .map(|v| v.name.clone())
+            .collect();
+        assert_eq!(got, want);
+        let mut out = outcome.clone();
+        out.deletes = vec![CallResult::ok()];
+        let done = finish(p, &out);
+        assert_eq!(done.deleted, 1);
+        assert_eq!(done.status.expect("status").replicas, 2);
+    }
+}
+
+fn input_of(owner: &Rs, pods: &[P]) -> replicore::SyncInput {
+    input(owner, pods).build()
+}

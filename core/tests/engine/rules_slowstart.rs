@@ -418,3 +418,72 @@ fn s9a_template_without_labels_refuses_creates() {
     }
     assert!(template::has_labels(&rs("web").build()));
 }
+
+/// a host that stops a create step partway (a lost leader lease) takes off
+/// the expectations what `complete` would for the calls it made: the creations never
+/// attempted and the failed ones, a timeout included (upstream exempts only
+/// NamespaceTerminating), and nothing when every creation was made.
+#[test]
+fn r54_abandoned_create_step_lowers_what_was_not_made() {
+    let owner = rs("web").replicas(7);
+    let input = input(&owner, &[]).build();
+    let p = plan(&input, &Config::default()).expect("plan");
+    let timeout = CallResult::error("Timeout", "the server was unable to return a response");
+    let lower = |count| vec![ExpectationsChange::LowerCreations { count }];
+    // Before any call: all 7.
+    assert_eq!(p.manage.abandoned(&[]), lower(7));
+    // The first batch (1) made; a timeout and a NamespaceTerminating in the second (2).
+    let results = vec![CallResult::created("a"), timeout, namespace_terminating()];
+    assert_eq!(p.manage.abandoned(&results), lower(5));
+    // Every creation made: nothing to take off.
+    let made: Vec<CallResult> = (0..7)
+        .map(|i| CallResult::created(format!("p{i}")))
+        .collect();
+    assert!(p.manage.abandoned(&made).is_empty());
+    // The same count as complete's correction for the calls a full run makes.
+    let full = drive(create_plan(&p.manage), |i| {
+        if i == 1 {
+            CallResult::error("Timeout", "t")
+        } else {
+            CallResult::created(format!("p{i}"))
+        }
+    });
+    let done = finish(
+        &p,
+        &SyncOutcome {
+            creates: full.clone(),
+            ..SyncOutcome::default()
+        },
+    );
+    assert_eq!(p.manage.abandoned(&full), done.expectations);
+}
+
+/// a delete step stopped partway observes every victim whose delete did not succeed.
+#[test]
+fn r59_abandoned_delete_step_observes_the_victims_not_deleted() {
+    let owner = rs("web").replicas(1);
+    let pods = [
+        healthy("a", &owner),
+        healthy("b", &owner),
+        healthy("c", &owner),
+    ];
+    let input = input(&owner, &pods).build();
+    let p = plan(&input, &Config::default()).expect("plan");
+    let victims = &delete_plan(&p.manage).victims;
+    assert_eq!(victims.len(), 2);
+    let got = p.manage.abandoned(&[CallResult::ok()]);
+    let key = format!("{}/{}", victims[1].namespace, victims[1].name);
+    assert_eq!(got, vec![ExpectationsChange::DeletionObserved { key }]);
+    // A plan that does nothing has nothing to take off.
+    let idle = plan(&input_of_idle(), &Config::default()).expect("plan");
+    assert!(matches!(
+        idle.manage,
+        replicore::sync::Manage::Nothing { why: Idle::InSync }
+    ));
+    assert!(idle.manage.abandoned(&[]).is_empty());
+}
+
+fn input_of_idle() -> replicore::SyncInput {
+    let owner = rs("web").replicas(1);
+    input(&owner, &[healthy("a", &owner)]).build()
+}

@@ -102,6 +102,8 @@ fn a_plan_from_the_store_equals_the_plan_from_the_objects_sent_whole() {
                 c.as_object_mut().map(|o| o.remove("podIndex"));
             }
         }
+        // The basis lists facts by input index too; the completions below compare it.
+        v.as_object_mut().map(|o| o.remove("basis"));
         v
     };
     assert_eq!(strip(json_of(&from_store)), strip(json_of(&whole)));

@@ -991,12 +991,7 @@ pub struct HostRun {
 /// Answers every call of `plan` the way a host would: claims (with the live owner read
 /// when asked), then the manage step `manage_after` returns, creates batch by batch as
 /// `CreatePlan::next_batch` says, every delete.
-pub fn run_host(
-    plan: &SyncPlan<'_>,
-    input: &SyncInput,
-    rng: &mut HostRng,
-    p: HostProfile,
-) -> HostRun {
+pub fn run_host(plan: &SyncPlan, input: &SyncInput, rng: &mut HostRng, p: HostProfile) -> HostRun {
     let f = p.failure_pct;
     let mut claims = ClaimOutcome::default();
     let mut adoption_allowed = None;

@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { splitApiPath, type RequestAttributes } from "../api-path.js";
+import { podQuotaUsed, type Pod } from "../node.js";
 import { authorize, type TokenTable } from "./auth.js";
 import { FaultState, reasonFor, type FaultRule, type RequestInfo } from "./faults.js";
 import { CAUSE_REASON, deploymentCells, dropNulls, errorBody, sameJson } from "./deployments.js";
@@ -494,7 +495,8 @@ export class DevServer {
     if (route.type.kind === "Pod") {
       const q = this.faults.podQuota;
       if (q && (q.namespace === undefined || q.namespace === route.namespace)) {
-        const used = this.store.list(storeKey(route.type), q.namespace).length;
+        // The pods kube-apiserver's quota evaluator charges (the engine's rule).
+        const used = podQuotaUsed(this.store.list(storeKey(route.type), q.namespace) as unknown as Pod[], new Date());
         if (used >= q.limit) {
           this.stats.podCreates.failed++;
           throw new HttpError(403, `pods "${name}" is forbidden: exceeded quota: pod-quota, requested: pods=1, used: pods=${used}, limited: pods=${q.limit}`, "Forbidden", {

@@ -293,15 +293,7 @@ export class Controller {
       expectations: this.expectations.get(k) ?? null,
       cacheIsFresh: this.cacheIsFresh(k, uid),
     });
-    let completed = false;
-    try {
-      const r = await this.execute(k, plan, owner, uid, now, log);
-      completed = true;
-      return r;
-    } finally {
-      // An abandoned sync (not the leader, an unexpected error) drops its plan's snapshot.
-      if (!completed) this.engine.release(plan);
-    }
+    return this.execute(k, plan, owner, uid, now, log);
   }
 
   /** Performs a plan's calls and hands the outcome to the engine. */
@@ -324,12 +316,9 @@ export class Controller {
       const creates: CallResult[] = [];
       for (let n = this.engine.nextBatch(manage, creates); n !== null; n = this.engine.nextBatch(manage, creates)) {
         if (!this.o.mayWrite()) {
-          // No further batch without a fresh lease. What complete() would take off the
-          // expectations, taken off here: the creations never attempted and the failed
-          // ones (a timeout may still create its pod, as upstream counts it).
-          const expected = manage.expectations.op === "expectCreations" ? manage.expectations.count : manage.count;
-          const failed = creates.filter((r) => r.result === "error" && r.reason !== "Timeout").length;
-          this.changeExpectations(k, [{ op: "lowerCreations", count: expected - creates.length + failed }], new Date());
+          // No further batch without a fresh lease: the engine says what to take off the
+          // expectations for the creations not made.
+          this.changeExpectations(k, this.engine.abandonedExpectations(manage, creates), new Date());
           throw new NotLeader();
         }
         const batch = await Promise.all(Array.from({ length: n }, () => this.createPod(namespace, manage.pod, k, uid)));

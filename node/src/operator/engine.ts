@@ -6,7 +6,7 @@
 // operator needs their metadata for status writes and events) and nothing else; the host
 // keeps the expectations, the clock and the API calls.
 
-import { EventCorrelator, Store, applyExpectations, expectationsSatisfied, nextBatch } from "../node.js";
+import { EventCorrelator, Store, abandonedExpectations, applyExpectations, expectationsSatisfied, nextBatch } from "../node.js";
 import type {
   CallResult,
   ClaimOutcome,
@@ -109,9 +109,9 @@ export class Engine {
     return this.store.complete(p, outcome);
   }
 
-  /** Drops a plan whose sync was abandoned before complete(). */
-  release(p: SyncPlan): void {
-    this.store.release(p);
+  /** What to take off the expectations for a manage step stopped partway (the engine's rule). */
+  abandonedExpectations(manage: Manage, resultsSoFar: CallResult[]): ExpectationsChange[] {
+    return abandonedExpectations(manage, resultsSoFar);
   }
 
   nextBatch(create: CreatePlan, resultsSoFar: CallResult[]): number | null {

@@ -2,8 +2,22 @@
 // types and hands them to replicore WITHOUT casts, then uses the result types (narrowing
 // on the discriminants). Only type-checked (tsc --noEmit); never run.
 
-import type { V1Pod, V1PodList, V1ReplicaSet, V1ReplicaSetList } from "@kubernetes/client-node";
+import type { V1Deployment, V1DeploymentList, V1Pod, V1PodList, V1ReplicaSet, V1ReplicaSetList } from "@kubernetes/client-node";
 import {
+  DeploymentSyncRun,
+  deploymentKeysForPodDeleted,
+  deploymentKeysForReplicaSetEvent,
+  deploymentQueueAction,
+  deploymentSyncNext,
+  deploymentSyncReport,
+  deploymentSyncStart,
+  runDeploymentSync,
+  type ApiCall,
+  type ApiResult,
+  type DeploymentSync,
+  type QueueAction,
+  type Step,
+  type SyncDone,
   complete,
   explain,
   isReplicoreError,
@@ -224,3 +238,67 @@ if (fields !== true && !Array.isArray(fields)) {
   const meta: FieldTree | undefined = fields["metadata"];
   void meta;
 }
+
+// ---------------------------------------------------------------------------------------
+// Deployments: client-node's V1Deployment / V1ReplicaSet / V1Pod lists in, the generated
+// types out (narrowing on `call`, `step`, `result`, `requeue.kind`), no casts.
+
+declare const deployments: V1DeploymentList;
+const web: V1Deployment = {
+  apiVersion: "apps/v1",
+  kind: "Deployment",
+  metadata: { name: "web", namespace: "shop", uid: "5123520d-fec2-4c78-8e21-55e6caa3d1b0", creationTimestamp: new Date("2026-11-20T10:00:00Z") },
+  spec: {
+    replicas: 3,
+    selector: { matchLabels: { app: "web" } },
+    template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "web", image: "registry.example.com/web:1.1" }] } },
+    strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: "25%", maxUnavailable: 0 } },
+  },
+  status: { conditions: [{ type: "Progressing", status: "True", lastUpdateTime: new Date("2026-11-20T10:00:00Z"), lastTransitionTime: new Date("2026-11-20T10:00:00Z") }] },
+};
+const syncInput = { now, key: "shop/web", deployment: web, replicaSets: owners.items, pods: pods.items };
+
+/** A host in client-node's terms: what a create sends is a V1ReplicaSet. */
+async function host(call: ApiCall): Promise<ApiResult> {
+  switch (call.call) {
+    case "createReplicaSet": {
+      const body: V1ReplicaSet = call.object;
+      return { result: "ok", object: body };
+    }
+    case "updateDeploymentStatus": {
+      const body: V1Deployment = call.object;
+      console.log(body.status?.observedGeneration);
+      return { result: "ok" };
+    }
+    case "getDeployment":
+      return { result: "ok", object: deployments.items[0] ?? web };
+    case "patchReplicaSet":
+      console.log(call.patchType, call.patch);
+      return { result: "error", reason: "Conflict", message: "the object has been modified", code: 409 };
+    default:
+      return { result: "ok" };
+  }
+}
+
+void (async () => {
+  const done: SyncDone = await runDeploymentSync(syncInput, host);
+  for (const e of done.events) console.log(e.type, e.reason, e.message);
+  if (done.requeue.kind === "after") console.log(done.requeue.after.toFixed(1));
+  const action: QueueAction = deploymentQueueAction(done, 3);
+  console.log(action, done.error?.namespaceTerminating);
+})();
+
+let depState: DeploymentSync = deploymentSyncStart({ ...syncInput, deployment: deployments.items[0] ?? null });
+const firstStep: Step = deploymentSyncNext(structuredClone(depState));
+if (firstStep.step === "call") depState = deploymentSyncReport(depState, { result: "ok" });
+else console.log(firstStep.done.calls);
+const run = DeploymentSyncRun.fromState(JSON.parse(JSON.stringify(depState)));
+const next: Step = run.next();
+if (next.step === "call") run.report({ result: "ok" });
+console.log(run.state().results.length);
+run.free();
+new DeploymentSyncRun(syncInput).free();
+
+const keys: string[] = deploymentKeysForReplicaSetEvent({ type: "updated", old: owner, object: owner }, deployments.items);
+const recreateKeys: string[] = deploymentKeysForPodDeleted(pods.items[0] ?? pod("p", undefined, true, "2026-11-20T10:00:00Z"), owners.items, [web], pods.items);
+console.log(keys, recreateKeys);
