@@ -19,6 +19,7 @@ import type {
   WrittenCondition,
   WrittenStatus,
 } from "./types.js";
+import type { DeploymentEvent, ProgressRequeue, QueueAction, StepBounds, StepCalls, StepCounts, SyncError } from "./generated/index.js";
 
 /** A delay in virtual milliseconds: exact, or drawn uniformly from `[min, max]` by the seeded RNG. */
 export type DelayMs = number | [min: number, max: number];
@@ -357,28 +358,14 @@ export interface SimDeploymentStatus {
   collisionCount?: number;
 }
 
-/** Replica counts of a rollout step: spec.replicas of the new and old ReplicaSets, pods and available pods from their statuses. */
-export interface SimStepCounts {
-  new: number;
-  old: number;
-  pods: number;
-  available: number;
-}
-
-/** The D-08 bounds: at most `maxPods` pods, at least `minAvailable` available (Recreate: R and 0). */
-export interface SimStepBounds {
-  maxPods: number;
-  minAvailable: number;
-}
-
 /** The rule that decided or limited a Deployment sync's step (the engine's reading, shared with the forecast). */
 export interface DeploymentStep {
   t: number;
   /** `D-51`, `D-54`, `D-34, D-51`, … */
   rule: string;
   why: string;
-  counts: SimStepCounts;
-  bounds: SimStepBounds;
+  counts: StepCounts;
+  bounds: StepBounds;
 }
 
 /** One ReplicaSet of the Deployment: a lane. */
@@ -476,27 +463,19 @@ export interface DeploymentCallTrace {
 export interface DeploymentSyncTrace {
   key: string;
   calls: DeploymentCallTrace[];
-  events: KubeEvent[];
+  events: DeploymentEvent[];
   /** The error the sync returned (the key is requeued rate-limited, D-115). */
-  error?: { message: string; namespaceTerminating: boolean };
+  error?: SyncError;
   /** The engine refused the input (no sync ran; the key is dropped). */
   invalid?: string;
   /** The progress check's requeue (D-78). */
-  progress: { kind: "none" } | { kind: "after"; after: unknown } | { kind: "rateLimited" };
+  progress: ProgressRequeue;
   /** What the work queue did with the key (D-115). */
-  queue: "forget" | "requeueRateLimited" | "drop";
+  queue: QueueAction;
   /** What the calls did to the ReplicaSets. */
-  step: {
-    created: string | null;
-    newUp: [number, number] | null;
-    newDown: [number, number] | null;
-    oldDown: number;
-    oldToZero: boolean;
-    writes: number;
-    calls: number;
-  };
-  counts: SimStepCounts;
-  bounds: SimStepBounds;
+  step: StepCalls;
+  counts: StepCounts;
+  bounds: StepBounds;
   rule: string;
   why: string;
 }

@@ -17,6 +17,7 @@ use super::model::{Deployment, Rs, RECREATE};
 use super::strategy::{max_replicas, min_available};
 
 /// What the calls of one or more syncs did to the ReplicaSets.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StepCalls {
@@ -38,6 +39,7 @@ pub struct StepCalls {
 
 /// The replica counts a step shows: `spec.replicas` of the new ReplicaSet and of the
 /// old ones, and the pods and available pods their statuses report.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StepCounts {
@@ -49,6 +51,7 @@ pub struct StepCounts {
 
 /// The bounds in force (D-08): at most `max_pods` pods, at least `min_available`
 /// available. Recreate has no surge and no availability floor (D-60..D-62).
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StepBounds {
@@ -58,6 +61,7 @@ pub struct StepBounds {
 
 /// The rule that decided or limited a step (`D-51`, or several joined by `, `), and what
 /// it did in words.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StepRule {
