@@ -189,7 +189,7 @@ export interface Scenario {
   owners?: ScenarioOwner[];
   /** Shorthand for `owners: [{ replicas }]` when neither `owners` nor `cluster` is given [0]. */
   replicas?: number;
-  /** Node names, or a count of nodes named `node-1` … [3]. */
+  /** Node names, or a count of nodes named `node-1` … (at most 10,000) [3]. */
   nodes?: string[] | number;
   delays?: Delays;
   faults?: Faults;

@@ -565,6 +565,10 @@ pub struct TimedEdit {
     pub edit: Edit,
 }
 
+/// The most nodes a scenario may count (each is a name in memory; a count near `u32::MAX`
+/// would exhaust it).
+pub const MAX_NODES: u32 = 10_000;
+
 /// Node names: a list, or a count of `node-1` ….
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
@@ -683,6 +687,14 @@ impl Scenario {
                 });
             }
             d.validate("deployment")?;
+        }
+        if let Some(Nodes::Count(n)) = self.nodes {
+            if n > MAX_NODES {
+                return Err(Error::Malformed {
+                    path: "nodes".into(),
+                    message: format!("at most {MAX_NODES} nodes (got {n})"),
+                });
+            }
         }
         if let Some(Nodes::Names(names)) = &self.nodes {
             for (i, n) in names.iter().enumerate() {

@@ -344,6 +344,9 @@ fn scenarios_and_edits_round_trip_and_errors_name_the_field() {
     assert!(e.contains("deployment"), "{e}");
     let e = bad(json!({"seed": 1, "deployment": {"replicas": -1}}));
     assert!(e.contains("deployment.replicas"), "{e}");
+    // A node count that would exhaust memory is refused (found by the JS fuzz test).
+    let e = bad(json!({"seed": 7, "replicas": 3, "nodes": 2_147_483_648u64}));
+    assert!(e.contains("nodes"), "{e}");
     // Deployment edits need a Deployment.
     let mut rs_only = Simulator::new(Scenario::new(1, 2)).unwrap();
     assert!(rs_only
