@@ -11,6 +11,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use replicore::deployment::handlers::QueueAction;
+use replicore::deployment::limiting::{StepBounds, StepCalls, StepCounts, StepRule};
 use replicore::deployment::{DeploymentSync, DeploymentSyncInput, Step};
 use ts_rs::{Config, TS};
 
@@ -20,6 +21,11 @@ fn export(cfg: &Config) -> Result<(), ts_rs::ExportError> {
     DeploymentSyncInput::export_all(cfg)?;
     Step::export_all(cfg)?;
     QueueAction::export_all(cfg)?;
+    // The simulator's Deployment sync trace (replicore-sim, node/src/sim-types.ts).
+    StepCalls::export_all(cfg)?;
+    StepCounts::export_all(cfg)?;
+    StepBounds::export_all(cfg)?;
+    StepRule::export_all(cfg)?;
     Ok(())
 }
 

@@ -19,6 +19,7 @@ import type {
   WrittenCondition,
   WrittenStatus,
 } from "./types.js";
+import type { DeploymentEvent, ProgressRequeue, QueueAction, StepBounds, StepCalls, StepCounts, SyncError } from "./generated/index.js";
 
 /** A delay in virtual milliseconds: exact, or drawn uniformly from `[min, max]` by the seeded RNG. */
 export type DelayMs = number | [min: number, max: number];
@@ -114,7 +115,62 @@ export type Edit =
   /** Remove a node: the node disappears, its pods become phase `Failed` (node lost) and are removed after the termination delay. */
   | { op: "removeNode"; node: string }
   /** Delete a pod (as `kubectl delete pod`): it terminates and goes away. */
-  | { op: "killPod"; pod: string; namespace?: string };
+  | { op: "killPod"; pod: string; namespace?: string }
+  /** Deployment scenarios: a new template, the container image changed (`kubectl set image`); `fail` makes that image's pods fail. */
+  | { op: "setImage"; image: string; fail?: SimTemplateFailure }
+  /** Deployment scenarios: the current template's new pods fail from now on [`neverReady`]. */
+  | { op: "failTemplate"; failure?: SimTemplateFailure }
+  /** Deployment scenarios: `kubectl scale deploy` (during a rollout the engine scales proportionally). */
+  | { op: "scaleDeployment"; replicas: number }
+  /** Deployment scenarios: `kubectl rollout pause`. */
+  | { op: "pauseDeployment" }
+  /** Deployment scenarios: `kubectl rollout resume`. */
+  | { op: "resumeDeployment" }
+  /**
+   * Deployment scenarios: `kubectl rollout undo [--to-revision]`, client-side as kubectl
+   * does it (the revision's ReplicaSet template without the pod-template-hash label, and
+   * its annotations, copied into the Deployment). No revision: the previous one.
+   */
+  | { op: "undoDeployment"; revision?: number };
+
+/** How the pods of a failing template fail: running and never Ready, or crash-looping. */
+export type SimTemplateFailure = "neverReady" | "crashLoop";
+
+/** `intstr.IntOrString`: `3` or `"25%"`. */
+export type SimIntOrString = number | string;
+
+/** Which pods of templates other than the first never become ready (the rollout forecast's model). */
+export type SimFailureModel =
+  | { kind: "none" }
+  | { kind: "neverReadyFraction"; fraction: number }
+  | { kind: "newTemplateFails" };
+
+/** A Deployment to create at the start instead of owners: the Deployment controller runs it through the engine. */
+export interface ScenarioDeployment {
+  /** Default `web` (selector and template label `app=<name>`). */
+  name?: string;
+  /** Default `default`. */
+  namespace?: string;
+  /** spec.replicas. */
+  replicas: number;
+  /** [`RollingUpdate`] or `Recreate`. */
+  strategy?: "RollingUpdate" | "Recreate";
+  /** RollingUpdate only [`"25%"`]. */
+  maxSurge?: SimIntOrString;
+  /** RollingUpdate only [`"25%"`]. */
+  maxUnavailable?: SimIntOrString;
+  /** [0] */
+  minReadySeconds?: number;
+  /** [600] */
+  progressDeadlineSeconds?: number;
+  /** [10] */
+  revisionHistoryLimit?: number;
+  /** The first template's container image [`registry.k8s.io/pause:3.10`]. */
+  image?: string;
+  paused?: boolean;
+  /** Failure model for templates other than the first (seeded from the scenario's seed). */
+  failure?: SimFailureModel;
+}
 
 /** An edit applied at a virtual time (ms since start). */
 export type TimedEdit = Edit & { at: number };
@@ -133,7 +189,7 @@ export interface Scenario {
   owners?: ScenarioOwner[];
   /** Shorthand for `owners: [{ replicas }]` when neither `owners` nor `cluster` is given [0]. */
   replicas?: number;
-  /** Node names, or a count of nodes named `node-1` … [3]. */
+  /** Node names, or a count of nodes named `node-1` … (at most 10,000) [3]. */
   nodes?: string[] | number;
   delays?: Delays;
   faults?: Faults;
@@ -148,6 +204,12 @@ export interface Scenario {
    * kubelet model only moves Pending pods on.
    */
   cluster?: unknown;
+  /**
+   * A Deployment instead of owners (not with `owners`, `replicas` or `cluster`): the
+   * engine's Deployment controller makes its ReplicaSets, the ReplicaSet controller their
+   * pods. Pod start-up time is `delays` (schedule + start + ready).
+   */
+  deployment?: ScenarioDeployment;
   /** Edits to apply at their virtual times (the user's actions, for replay). */
   edits?: TimedEdit[];
 }
@@ -192,6 +254,8 @@ export interface SimPod {
   crashLooping: boolean;
   /** The kubelet model makes its readiness flap. */
   flapping: boolean;
+  /** A failing template's pod: running, never Ready (present only when true). */
+  neverReady?: boolean;
   resourceVersion: string;
   /** Whether the controller's informer cache currently holds it (false while a watch event is in flight or dropped). */
   inCache: boolean;
@@ -265,6 +329,155 @@ export interface SimState {
   nextEventT: number | null;
   /** Number of trace entries so far (pass to `trace(since)`). */
   traceLength: number;
+  /** The Deployment with its ReplicaSets as lanes (Deployment scenarios only). */
+  deployment?: SimDeployment;
+}
+
+/** A Deployment condition as the controller wrote it. */
+export interface SimDeploymentCondition {
+  /** `Progressing`, `Available`, `ReplicaFailure`. */
+  type: string;
+  status: "True" | "False" | "Unknown";
+  lastUpdateTime: string | null;
+  lastTransitionTime: string | null;
+  /** E.g. `NewReplicaSetAvailable`, `ProgressDeadlineExceeded`, `DeploymentPaused`. */
+  reason?: string;
+  message?: string;
+}
+
+/** A Deployment's status (Go's omitempty: zero counts absent). */
+export interface SimDeploymentStatus {
+  observedGeneration?: number;
+  replicas?: number;
+  updatedReplicas?: number;
+  readyReplicas?: number;
+  availableReplicas?: number;
+  unavailableReplicas?: number;
+  terminatingReplicas?: number;
+  conditions?: SimDeploymentCondition[];
+  collisionCount?: number;
+}
+
+/** The rule that decided or limited a Deployment sync's step (the engine's reading, shared with the forecast). */
+export interface DeploymentStep {
+  t: number;
+  /** `D-51`, `D-54`, `D-34, D-51`, … */
+  rule: string;
+  why: string;
+  counts: StepCounts;
+  bounds: StepBounds;
+}
+
+/** One ReplicaSet of the Deployment: a lane. */
+export interface SimLane {
+  name: string;
+  key: string;
+  /** `deployment.kubernetes.io/revision`. */
+  revision: number | null;
+  /** Of the Deployment's current template. */
+  new: boolean;
+  image: string;
+  /** spec.replicas. */
+  desired: number;
+  /** The ReplicaSet's status as its controller wrote it. */
+  statusReplicas: number;
+  statusReady: number;
+  statusAvailable: number;
+  /** The store's pods of the ReplicaSet (the truth). */
+  counts: { active: number; ready: number; available: number; terminating: number };
+}
+
+/** The Deployment as `state().deployment` shows it. */
+export interface SimDeployment {
+  namespace: string;
+  name: string;
+  key: string;
+  uid: string;
+  generation: number;
+  replicas: number;
+  strategy: "RollingUpdate" | "Recreate";
+  /** maxSurge and maxUnavailable resolved to numbers (D-05..D-07). */
+  maxSurge: number;
+  maxUnavailable: number;
+  /** The band: at most `maxPods` pods, at least `minAvailable` available (D-08). */
+  maxPods: number;
+  minAvailable: number;
+  minReadySeconds: number;
+  progressDeadlineSeconds?: number;
+  revisionHistoryLimit?: number;
+  paused: boolean;
+  /** The current template's image. */
+  image: string;
+  /** The Deployment's revision annotation. */
+  revision?: string;
+  status: SimDeploymentStatus;
+  /** Its ReplicaSets, oldest first. */
+  lanes: SimLane[];
+  /** Pods of all lanes (store truth): active and available. */
+  pods: number;
+  available: number;
+  /** The new ReplicaSet has every replica available, no old pod is left, the generation observed. */
+  complete: boolean;
+  /** The last sync's step and the rule that decided or limited it. */
+  lastStep?: DeploymentStep;
+  /** Images whose pods fail, and how. */
+  failingImages: Record<string, SimTemplateFailure>;
+}
+
+/** One lane in a `DeploymentSample`. */
+export interface LaneSample {
+  name: string;
+  revision: number | null;
+  new: boolean;
+  desired: number;
+  current: number;
+  ready: number;
+  available: number;
+}
+
+/** One point of the Deployment timeline (store truth), recorded when anything changed. */
+export interface DeploymentSample {
+  t: number;
+  replicas: number;
+  pods: number;
+  available: number;
+  terminating: number;
+  maxPods: number;
+  minAvailable: number;
+  lanes: LaneSample[];
+}
+
+/** One API call of a Deployment sync. */
+export interface DeploymentCallTrace {
+  verb: "get" | "patch" | "create" | "update" | "delete";
+  resource: "deployments" | "replicasets";
+  subresource?: "status";
+  name: string;
+  /** spec.replicas sent (ReplicaSet creates and updates). */
+  replicas?: number;
+  ok: boolean;
+  error?: string;
+}
+
+/** What one Deployment sync did, and which rule decided or limited the step. */
+export interface DeploymentSyncTrace {
+  key: string;
+  calls: DeploymentCallTrace[];
+  events: DeploymentEvent[];
+  /** The error the sync returned (the key is requeued rate-limited, D-115). */
+  error?: SyncError;
+  /** The engine refused the input (no sync ran; the key is dropped). */
+  invalid?: string;
+  /** The progress check's requeue (D-78). */
+  progress: ProgressRequeue;
+  /** What the work queue did with the key (D-115). */
+  queue: QueueAction;
+  /** What the calls did to the ReplicaSets. */
+  step: StepCalls;
+  counts: StepCounts;
+  bounds: StepBounds;
+  rule: string;
+  why: string;
 }
 
 /** One slow-start batch of a sync: how many calls, how many succeeded, the errors. */
@@ -317,9 +530,9 @@ export interface SyncTrace {
 export type TraceEntry = { seq: number; t: number; at: string } & (
   | { kind: "sync"; sync: SyncTrace }
   /** A watch event delivered to the controller, and what the event rules decided. */
-  | { kind: "watch"; object: "pod" | "owner"; event: "added" | "updated" | "deleted"; name: string; decision: EventDecision }
+  | { kind: "watch"; object: "pod" | "owner" | "deployment"; event: "added" | "updated" | "deleted"; name: string; decision: EventDecision }
   /** A watch event lost (fault); the cache is off until the next relist. */
-  | { kind: "watchDropped"; object: "pod" | "owner"; event: "added" | "updated" | "deleted"; name: string }
+  | { kind: "watchDropped"; object: "pod" | "owner" | "deployment"; event: "added" | "updated" | "deleted"; name: string }
   /** The informer relisted: how many differences it delivered as events. */
   | { kind: "relist"; changes: number }
   /** The work queue: `add` (now), `addAfter`, `addRateLimited` (with the delay chosen), `forget` (a successful sync resets the key's backoff). */
@@ -328,6 +541,10 @@ export type TraceEntry = { seq: number; t: number; at: string } & (
   | { kind: "kubelet"; pod: string; change: "scheduled" | "running" | "ready" | "notReady" | "restarted" | "gone"; node?: string }
   /** A mutator/edit was applied (a scripted edit that failed carries its error). */
   | { kind: "edit"; edit: Edit; error?: string }
+  /** The Deployment controller's work queue (`drop`: D-115 gave up on the key). */
+  | { kind: "deploymentQueue"; op: "add" | "addAfter" | "addRateLimited" | "forget" | "drop"; key: string; delayMs?: number }
+  /** One Deployment sync. */
+  | { kind: "deploymentSync"; sync: DeploymentSyncTrace }
 );
 
 /** One point of the timeline chart (store truth for the primary owner). */

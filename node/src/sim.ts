@@ -7,6 +7,7 @@ import { guard, json, utf8 } from "./json-text.js";
 import type { Config, FeatureGates, ReplicoreError } from "./types.js";
 import type {
   Delays,
+  DeploymentSample,
   Edit,
   Faults,
   Sample,
@@ -14,6 +15,7 @@ import type {
   Scenario,
   SimRanking,
   SimState,
+  SimTemplateFailure,
   TraceEntry,
 } from "./sim-types.js";
 
@@ -102,6 +104,31 @@ export class Simulator {
     this.apply(namespace === undefined ? { op: "killPod", pod } : { op: "killPod", pod, namespace });
   }
 
+  /** Deployment scenarios: a new template with this container image (`kubectl set image`); `fail` makes its pods fail. */
+  setImage(image: string, fail?: SimTemplateFailure): void {
+    this.apply(fail === undefined ? { op: "setImage", image } : { op: "setImage", image, fail });
+  }
+
+  /** Deployment scenarios: the current template's new pods fail from now on. */
+  failTemplate(failure?: SimTemplateFailure): void {
+    this.apply(failure === undefined ? { op: "failTemplate" } : { op: "failTemplate", failure });
+  }
+
+  /** Deployment scenarios: `kubectl scale deploy --replicas`. */
+  scaleDeployment(replicas: number): void {
+    this.apply({ op: "scaleDeployment", replicas });
+  }
+
+  /** Deployment scenarios: `kubectl rollout pause` (`true`) or `resume` (`false`). */
+  pauseDeployment(paused: boolean): void {
+    this.apply({ op: paused ? "pauseDeployment" : "resumeDeployment" });
+  }
+
+  /** Deployment scenarios: `kubectl rollout undo [--to-revision]` (default: the previous revision). */
+  undoDeployment(revision?: number): void {
+    this.apply(revision === undefined ? { op: "undoDeployment" } : { op: "undoDeployment", revision });
+  }
+
   state(): SimState {
     return guard("", () => this.#sim.state() as SimState);
   }
@@ -114,6 +141,11 @@ export class Simulator {
   /** Desired/current/ready/available of the primary owner over virtual time. */
   history(): Sample[] {
     return guard("", () => this.#sim.history() as Sample[]);
+  }
+
+  /** Deployment scenarios: the Deployment's ReplicaSets as lanes over virtual time (empty otherwise). */
+  deploymentHistory(): DeploymentSample[] {
+    return guard("", () => this.#sim.deploymentHistory() as DeploymentSample[]);
   }
 
   /**

@@ -126,3 +126,55 @@ test("bad input throws errors with code and path; the instance stays usable", ()
   sim.advance(10_000);
   assert.equal(sim.state().owner.counts.active, 2);
 });
+
+test("a Deployment rolls out through the engine: 25%/25% of 10 keeps ≤ 13 pods and ≥ 8 available; undo returns to the first ReplicaSet", () => {
+  const sim = new Simulator({ seed: 11, deployment: { replicas: 10 } });
+  sim.advance(60_000);
+  let d = sim.state().deployment;
+  assert.equal(d.complete, true);
+  assert.deepEqual([d.maxSurge, d.maxUnavailable, d.maxPods, d.minAvailable], [3, 2, 13, 8]);
+  const first = d.lanes[0].name;
+  const from = sim.state().t;
+  sim.setImage("web:v2");
+  sim.advance(120_000);
+  d = sim.state().deployment;
+  assert.equal(d.complete, true);
+  assert.deepEqual(d.lanes.map((l) => [l.revision, l.desired, l.counts.available]), [[1, 0, 0], [2, 10, 10]]);
+  const rollout = sim.deploymentHistory().filter((s) => s.t >= from);
+  assert.equal(Math.max(...rollout.map((s) => s.pods)), 13);
+  assert.equal(Math.min(...rollout.map((s) => s.available)), 8);
+  const syncs = sim.trace().filter((e) => e.kind === "deploymentSync").map((e) => e.sync);
+  assert.ok(syncs.some((s) => s.rule.includes("D-54")), "each sync names its limiting rule");
+  assert.equal(d.status.conditions.find((c) => c.type === "Progressing").reason, "NewReplicaSetAvailable");
+  sim.undoDeployment();
+  sim.advance(120_000);
+  d = sim.state().deployment;
+  const back = d.lanes.find((l) => l.name === first);
+  assert.deepEqual([back.revision, back.desired, back.counts.available], [3, 10, 10]);
+  // The scenario with its edits replays to the same run.
+  const replay = new Simulator(JSON.stringify(sim.scenario()));
+  replay.advance(sim.state().t);
+  assert.deepEqual(replay.state(), sim.state());
+});
+
+test("a failing template with maxUnavailable 0 stalls with ProgressDeadlineExceeded; pause stops a rollout", () => {
+  const sim = new Simulator({ seed: 12, deployment: { replicas: 4, maxSurge: 1, maxUnavailable: 0, progressDeadlineSeconds: 30 } });
+  sim.advance(60_000);
+  sim.setImage("web:broken", "neverReady");
+  sim.advance(120_000);
+  const d = sim.state().deployment;
+  const progressing = d.status.conditions.find((c) => c.type === "Progressing");
+  assert.deepEqual([progressing.status, progressing.reason], ["False", "ProgressDeadlineExceeded"]);
+  assert.deepEqual(d.lanes.map((l) => [l.desired, l.counts.available]), [[4, 4], [1, 0]]);
+  assert.throws(() => new Simulator({ seed: 1, replicas: 1 }).scaleDeployment(2), (e) => isReplicoreError(e));
+  const paused = new Simulator({ seed: 13, deployment: { replicas: 3 } });
+  paused.advance(30_000);
+  paused.pauseDeployment(true);
+  paused.setImage("web:v2");
+  paused.advance(60_000);
+  assert.equal(paused.state().deployment.lanes.length, 1);
+  paused.pauseDeployment(false);
+  paused.advance(60_000);
+  assert.equal(paused.state().deployment.complete, true);
+  assert.equal(paused.state().deployment.lanes.length, 2);
+});

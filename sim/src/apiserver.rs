@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use replicore::deployment::model::{Deployment, Wire};
 use replicore::model::{Pod, ReplicaSet};
 use replicore::outcome::ApiError;
 use replicore::pods;
@@ -20,6 +21,7 @@ pub const TERMINATION_GRACE_SECONDS: i64 = 30;
 pub enum Object {
     Pod(Box<Pod>),
     Owner(Box<ReplicaSet>),
+    Deployment(Box<Wire<Deployment>>),
 }
 
 impl Object {
@@ -27,6 +29,7 @@ impl Object {
         match self {
             Object::Pod(p) => p.key(),
             Object::Owner(o) => o.metadata.key(),
+            Object::Deployment(d) => d.metadata.key(),
         }
     }
 }
@@ -57,6 +60,8 @@ pub enum Admission {
 pub struct ApiServer {
     pub owners: BTreeMap<String, ReplicaSet>,
     pub pods: BTreeMap<String, Pod>,
+    /// Deployments, as wire objects (what a GET returns).
+    pub deployments: BTreeMap<String, Wire<Deployment>>,
     rv: u64,
     /// Max non-terminated pods per namespace (a ResourceQuota on `pods`).
     pub quota: Option<u32>,
@@ -195,7 +200,7 @@ impl ApiServer {
         let change = self.put_pod(pod);
         match &change.object {
             Object::Pod(p) => Ok(((**p).clone(), change)),
-            Object::Owner(_) => Err(ApiError::new("InternalError", "unreachable")),
+            _ => Err(ApiError::new("InternalError", "unreachable")),
         }
     }
 
@@ -298,5 +303,316 @@ impl ApiServer {
             object: Object::Owner(Box::new(rs)),
             rv,
         })
+    }
+
+    /// The owner leaves the store (a Deployment's history cleanup, D-70).
+    pub fn remove_owner(&mut self, key: &str) -> Option<Change> {
+        let mut rs = self.owners.remove(key)?;
+        let rv = self.bump();
+        rs.metadata.resource_version = Some(rv.to_string());
+        Some(Change {
+            kind: ChangeKind::Deleted,
+            object: Object::Owner(Box::new(rs)),
+            rv,
+        })
+    }
+
+    /// `POST replicasets`: the name as sent (AlreadyExists when taken), a UID, the
+    /// creation time, generation 1, an empty status.
+    pub fn create_owner(
+        &mut self,
+        object: &serde_json::Value,
+        now: Time,
+        rng: &mut Rng,
+    ) -> Result<(ReplicaSet, Change), ApiError> {
+        let mut rs: ReplicaSet = parse_body(object, "ReplicaSet")?;
+        let key = rs.metadata.key();
+        if self.owners.contains_key(&key) {
+            return Err(ApiError {
+                reason: "AlreadyExists".into(),
+                message: format!("replicasets.apps \"{}\" already exists", rs.metadata.name),
+                code: Some(409),
+                causes: Vec::new(),
+            });
+        }
+        rs.metadata.uid = new_uid(rng);
+        rs.metadata.creation_timestamp = Some(now);
+        rs.metadata.deletion_timestamp = None;
+        rs.metadata.generation = Some(1);
+        rs.status = Default::default();
+        let change = self.put_owner(rs);
+        match &change.object {
+            Object::Owner(rs) => Ok(((**rs).clone(), change)),
+            _ => Err(ApiError::new("InternalError", "unreachable")),
+        }
+    }
+
+    /// `PUT replicasets/{name}`: spec and metadata as sent, the status kept; the
+    /// resourceVersion sent must be the stored one (409 Conflict otherwise); the
+    /// generation moves when the spec changes.
+    pub fn replace_owner(
+        &mut self,
+        key: &str,
+        object: &serde_json::Value,
+    ) -> Result<Change, ApiError> {
+        let sent: ReplicaSet = parse_body(object, "ReplicaSet")?;
+        let stored = self
+            .owners
+            .get(key)
+            .ok_or_else(|| not_found("replicasets.apps", key))?;
+        check_version(
+            sent.metadata.resource_version.as_deref(),
+            stored.metadata.resource_version.as_deref(),
+            "replicasets.apps",
+            key,
+        )?;
+        let bump = sent.spec != stored.spec;
+        let generation = stored.metadata.generation.unwrap_or(0);
+        let (uid, created, status) = (
+            stored.metadata.uid.clone(),
+            stored.metadata.creation_timestamp,
+            stored.status.clone(),
+        );
+        self.update_owner(key, move |rs| {
+            *rs = sent;
+            rs.metadata.uid = uid;
+            rs.metadata.creation_timestamp = created;
+            rs.metadata.generation = Some(if bump { generation + 1 } else { generation });
+            rs.status = status;
+        })
+        .ok_or_else(|| not_found("replicasets.apps", key))
+    }
+
+    /// `PATCH replicasets/{name}`: the Deployment controller's adopt/release strategic
+    /// merge patches — owner references merged by UID (`$patch: delete` removes one),
+    /// with the object's UID as precondition.
+    pub fn patch_owner(
+        &mut self,
+        key: &str,
+        patch: &serde_json::Value,
+    ) -> Result<Change, ApiError> {
+        let stored = self
+            .owners
+            .get(key)
+            .ok_or_else(|| not_found("replicasets.apps", key))?;
+        let meta = patch.get("metadata");
+        if let Some(uid) = meta
+            .and_then(|m| m.get("uid"))
+            .and_then(serde_json::Value::as_str)
+        {
+            if uid != stored.metadata.uid {
+                return Err(ApiError {
+                    reason: "Conflict".into(),
+                    message: format!(
+                        "Precondition failed: UID in precondition: {uid}, UID in object meta: {}",
+                        stored.metadata.uid
+                    ),
+                    code: Some(409),
+                    causes: Vec::new(),
+                });
+            }
+        }
+        let mut refs = stored.metadata.owner_references.clone();
+        let patched = meta
+            .and_then(|m| m.get("ownerReferences"))
+            .and_then(serde_json::Value::as_array);
+        for r in patched.into_iter().flatten() {
+            let uid = r
+                .get("uid")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("");
+            refs.retain(|x| x.uid != uid);
+            if r.get("$patch").and_then(serde_json::Value::as_str) != Some("delete") {
+                refs.push(parse_body(r, "OwnerReference")?);
+            }
+        }
+        self.update_owner(key, move |rs| rs.metadata.owner_references = refs)
+            .ok_or_else(|| not_found("replicasets.apps", key))
+    }
+
+    /// Stores a deployment (wire JSON) as given, stamping a resourceVersion.
+    pub fn put_deployment(&mut self, mut wire: serde_json::Value) -> replicore::Result<Change> {
+        let rv = self.rv + 1;
+        set_field(
+            &mut wire,
+            &["metadata", "resourceVersion"],
+            rv.to_string().into(),
+        );
+        let d: Wire<Deployment> = Wire::from_value(wire)?;
+        self.rv = rv;
+        let key = d.metadata.key();
+        let kind = if self.deployments.contains_key(&key) {
+            ChangeKind::Updated
+        } else {
+            ChangeKind::Added
+        };
+        self.deployments.insert(key, d.clone());
+        Ok(Change {
+            kind,
+            object: Object::Deployment(Box::new(d)),
+            rv,
+        })
+    }
+
+    /// `PUT deployments/{name}` (`status`: the status subresource): the resourceVersion
+    /// sent must be the stored one. The main resource keeps the stored status and moves
+    /// the generation when the spec changes; the subresource changes only the status.
+    pub fn replace_deployment(
+        &mut self,
+        key: &str,
+        object: &serde_json::Value,
+        status: bool,
+    ) -> Result<Change, ApiError> {
+        let stored = self
+            .deployments
+            .get(key)
+            .ok_or_else(|| not_found("deployments.apps", key))?;
+        let sent_rv = object
+            .get("metadata")
+            .and_then(|m| m.get("resourceVersion"))
+            .and_then(serde_json::Value::as_str);
+        check_version(
+            sent_rv,
+            stored.metadata.resource_version.as_deref(),
+            "deployments.apps",
+            key,
+        )?;
+        let stored_wire = stored.wire.as_ref().clone();
+        let stored_field = |path: &[&str]| {
+            path.iter()
+                .try_fold(&stored_wire, |v, p| v.get(*p))
+                .cloned()
+                .unwrap_or(serde_json::Value::Null)
+        };
+        let mut w = object.clone();
+        let generation = stored.metadata.generation.unwrap_or(0);
+        if status {
+            // The status strategy keeps the stored spec and labels; the rest of the
+            // metadata (the revision annotation, D-30) is written as sent.
+            set_field(&mut w, &["spec"], stored_field(&["spec"]));
+            set_field(
+                &mut w,
+                &["metadata", "labels"],
+                stored_field(&["metadata", "labels"]),
+            );
+            set_field(&mut w, &["metadata", "generation"], generation.into());
+        } else {
+            set_field(&mut w, &["status"], stored_field(&["status"]));
+            let bump = object.get("spec") != stored_wire.get("spec");
+            set_field(
+                &mut w,
+                &["metadata", "generation"],
+                (if bump { generation + 1 } else { generation }).into(),
+            );
+        }
+        for field in ["uid", "creationTimestamp"] {
+            set_field(
+                &mut w,
+                &["metadata", field],
+                stored_field(&["metadata", field]),
+            );
+        }
+        let wire = w;
+        self.put_deployment(wire).map_err(|e| ApiError {
+            reason: "Invalid".into(),
+            message: e.to_string(),
+            code: Some(422),
+            causes: Vec::new(),
+        })
+    }
+
+    /// A user's write to a deployment's wire object (`kubectl scale`, `set image`, …):
+    /// the generation moves when the spec changes. `None` when there is no such
+    /// deployment or the result is not a Deployment.
+    pub fn edit_deployment(
+        &mut self,
+        key: &str,
+        f: impl FnOnce(&mut serde_json::Value),
+    ) -> replicore::Result<Option<Change>> {
+        let Some(stored) = self.deployments.get(key) else {
+            return Ok(None);
+        };
+        let mut wire = stored.wire.as_ref().clone();
+        f(&mut wire);
+        if wire.get("spec") != stored.wire.get("spec") {
+            let generation = stored.metadata.generation.unwrap_or(0);
+            set_field(
+                &mut wire,
+                &["metadata", "generation"],
+                (generation + 1).into(),
+            );
+        }
+        self.put_deployment(wire).map(Some)
+    }
+}
+
+fn parse_body<T: serde::de::DeserializeOwned>(
+    body: &serde_json::Value,
+    kind: &str,
+) -> Result<T, ApiError> {
+    replicore::input::from_value(body.clone()).map_err(|e| ApiError {
+        reason: "BadRequest".into(),
+        message: format!("the body is not a {kind}: {e}"),
+        code: Some(400),
+        causes: Vec::new(),
+    })
+}
+
+fn not_found(resource: &str, key: &str) -> ApiError {
+    ApiError {
+        reason: "NotFound".into(),
+        message: format!(
+            "{resource} \"{}\" not found",
+            key.rsplit('/').next().unwrap_or(key)
+        ),
+        code: Some(404),
+        causes: Vec::new(),
+    }
+}
+
+/// Optimistic concurrency: a resourceVersion sent must be the stored one.
+fn check_version(
+    sent: Option<&str>,
+    stored: Option<&str>,
+    resource: &str,
+    key: &str,
+) -> Result<(), ApiError> {
+    match sent {
+        Some(v) if !v.is_empty() && Some(v) != stored => Err(ApiError {
+            reason: "Conflict".into(),
+            message: format!(
+                "Operation cannot be fulfilled on {resource} \"{}\": the object has been modified; please apply your changes to the latest version and try again",
+                key.rsplit('/').next().unwrap_or(key)
+            ),
+            code: Some(409),
+            causes: Vec::new(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Sets `path` in a JSON object, making the objects on the way.
+pub fn set_field(doc: &mut serde_json::Value, path: &[&str], value: serde_json::Value) {
+    let Some((last, parents)) = path.split_last() else {
+        *doc = value;
+        return;
+    };
+    let mut at = doc;
+    for p in parents {
+        if !at.is_object() {
+            *at = serde_json::Value::Object(Default::default());
+        }
+        let Some(map) = at.as_object_mut() else {
+            return;
+        };
+        at = map
+            .entry((*p).to_owned())
+            .or_insert_with(|| serde_json::Value::Object(Default::default()));
+    }
+    if !at.is_object() {
+        *at = serde_json::Value::Object(Default::default());
+    }
+    if let Some(map) = at.as_object_mut() {
+        map.insert((*last).to_owned(), value);
     }
 }

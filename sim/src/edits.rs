@@ -181,6 +181,12 @@ impl Simulator {
                     self.publish(c);
                 }
             }
+            Edit::SetImage { image, fail } => self.set_image(image, *fail)?,
+            Edit::FailTemplate { failure } => self.fail_template(*failure)?,
+            Edit::ScaleDeployment { replicas } => self.scale_deployment(*replicas)?,
+            Edit::PauseDeployment => self.pause_deployment(true)?,
+            Edit::ResumeDeployment => self.pause_deployment(false)?,
+            Edit::UndoDeployment { revision } => self.undo_deployment(*revision)?,
             Edit::KillPod { pod, namespace } => {
                 let key = self.pod_key_of(pod, namespace.as_deref())?;
                 match self.api.delete_pod(&key, None, now) {

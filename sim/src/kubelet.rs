@@ -15,6 +15,8 @@ use super::{Ev, Simulator};
 pub struct PodLife {
     pub crash_loop: bool,
     pub flapping: bool,
+    /// Runs but never becomes Ready (a failing template).
+    pub never_ready: bool,
     /// A user edited phase or readiness: the model leaves the pod alone (but still
     /// removes it once terminating).
     pub pinned: bool,
@@ -67,11 +69,14 @@ pub fn set_restarts(pod: &mut Pod, restarts: i32) {
 impl Simulator {
     /// A pod appeared in the store (created by the controller): draw its fate, schedule it.
     pub(super) fn kubelet_created(&mut self, pod: &Pod) {
-        let life = PodLife {
+        let mut life = PodLife {
             crash_loop: self.rng.chance(self.faults.crash_loop),
             flapping: self.rng.chance(self.faults.readiness_flap),
+            never_ready: false,
             pinned: false,
         };
+        let failure = self.failure_of(pod);
+        Simulator::apply_failure(&mut life, failure);
         self.lives.insert(pod.uid().to_owned(), life);
         let d = self.delays.schedule.draw(&mut self.rng);
         self.kubelet_after(pod, d, Action::Schedule);
@@ -189,11 +194,13 @@ impl Simulator {
                 };
                 (
                     c,
-                    Some(if life.crash_loop {
-                        Action::Crash
+                    if life.crash_loop {
+                        Some(Action::Crash)
+                    } else if life.never_ready {
+                        None
                     } else {
-                        Action::Ready
-                    }),
+                        Some(Action::Ready)
+                    },
                 )
             }
             Action::Ready => {

@@ -2,9 +2,11 @@
 //! resourceVersions, quota and admission failures, a watch with delays and drops, a
 //! kubelet model (scheduling, start, readiness, crash loops, readiness flaps), and the
 //! ReplicaSet controller loop itself (event rules, expectations, the rate-limited work
-//! queue, `plan` → calls → `complete`). Pure and deterministic: no I/O, no clock, and
-//! every random draw comes from the scenario's seed, so a scenario replays to the
-//! identical trace.
+//! queue, `plan` → calls → `complete`). A scenario may start from a Deployment instead
+//! of owners: the Deployment controller loop ([`deployment`]) then runs the engine's
+//! Deployment sync beside it, and the ReplicaSet controller runs the ReplicaSets the
+//! Deployment makes. Pure and deterministic: no I/O, no clock, and every random draw
+//! comes from the scenario's seed, so a scenario replays to the identical trace.
 //!
 //! ```
 //! use replicore_sim::{Scenario, Simulator};
@@ -36,6 +38,7 @@
 pub mod apiserver;
 pub mod clock;
 pub mod controller;
+pub mod deployment;
 mod edits;
 pub mod kubelet;
 pub mod queue;
@@ -60,10 +63,14 @@ use replicore::time::Time;
 use apiserver::{ApiServer, Change};
 use clock::{Agenda, Clock, Ms, Phase};
 use controller::Controller;
+pub use deployment::{DeploymentSample, DeploymentStep, SimDeployment, SimLane};
 use kubelet::{Action, PodLife};
 use rng::Rng;
 use scenario::EffectiveDelays;
-pub use scenario::{DelayMs, Delays, Edit, Faults, Nodes, Scenario, ScenarioOwner, TimedEdit};
+pub use scenario::{
+    DelayMs, Delays, Edit, Faults, Nodes, Scenario, ScenarioDeployment, ScenarioOwner,
+    TemplateFailure, TimedEdit,
+};
 pub use state::{Sample, SimState};
 use trace::{SyncTrace, Trace, TraceEntry, What};
 use watch::Informer;
@@ -91,6 +98,8 @@ pub(crate) enum Ev {
     QueueFire(String),
     Work,
     Edit(Box<Edit>),
+    DeploymentQueueFire(String),
+    DeploymentWork,
 }
 
 /// A Kubernetes event the controller recorded.
@@ -118,6 +127,8 @@ pub struct Simulator {
     nodes: Vec<String>,
     lives: BTreeMap<String, PodLife>,
     ctrl: Controller,
+    /// The Deployment controller (idle unless the scenario has a Deployment).
+    dctrl: deployment::DeploymentController,
     delays: EffectiveDelays,
     faults: Faults,
     trace: Trace,
@@ -223,6 +234,7 @@ impl Simulator {
         let declared: Vec<ScenarioOwner> = match (&scenario.owners, &scenario.cluster) {
             (Some(list), _) => list.clone(),
             (None, Some(_)) => Vec::new(),
+            (None, None) if scenario.deployment.is_some() => Vec::new(),
             (None, None) => vec![ScenarioOwner {
                 name: None,
                 namespace: None,
@@ -244,7 +256,7 @@ impl Simulator {
             }
             owners.push(rs);
         }
-        if owners.is_empty() {
+        if owners.is_empty() && scenario.deployment.is_none() {
             return Err(Error::Missing {
                 path: "owners".into(),
             });
@@ -285,6 +297,7 @@ impl Simulator {
                 config,
                 ..Controller::default()
             },
+            dctrl: deployment::DeploymentController::default(),
             delays,
             faults,
             trace: Trace::default(),
@@ -296,6 +309,9 @@ impl Simulator {
             resync_pending: false,
             scenario,
         };
+        if let Some(d) = sim.scenario.deployment.clone() {
+            initial.push(sim.create_deployment(&d)?);
+        }
         // The informers' initial list: every object delivered at t = 0, in store order.
         for change in initial {
             if let apiserver::Object::Pod(p) = &change.object {
@@ -361,6 +377,8 @@ impl Simulator {
                 let error = self.apply_edit(&edit).err().map(|e| e.to_string());
                 self.record(What::Edit { edit: *edit, error });
             }
+            Ev::DeploymentQueueFire(key) => self.deployment_fire(&key),
+            Ev::DeploymentWork => self.deployment_work(),
         }
         self.after_event();
     }
@@ -368,6 +386,10 @@ impl Simulator {
     fn after_event(&mut self) {
         self.kick();
         self.sample();
+        if self.dctrl.key.is_some() {
+            self.deployment_kick();
+            self.deployment_sample();
+        }
     }
 
     /// Processes the next event in virtual time; false when nothing is scheduled.

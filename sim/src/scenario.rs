@@ -4,6 +4,8 @@
 use serde::{Deserialize, Deserializer, Serialize};
 
 use replicore::config::{Config, FeatureGates};
+pub use replicore::deployment::forecast::FailureModel;
+pub use replicore::deployment::model::IntOrString;
 use replicore::error::{Error, Result};
 
 use super::clock::{check_ms, Ms};
@@ -199,6 +201,154 @@ pub struct ScenarioOwner {
     pub min_ready_seconds: Option<i32>,
 }
 
+/// A Deployment to create at the start (instead of owners): the Deployment controller
+/// runs it through the engine, and the ReplicaSet controller runs the ReplicaSets it
+/// makes. Pod start-up time is the scenario's `delays` (schedule + start + ready).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ScenarioDeployment {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    pub replicas: i32,
+    /// `RollingUpdate` (the default) or `Recreate`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strategy: Option<String>,
+    /// An int or a percent (`"25%"`, the default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_surge: Option<IntOrString>,
+    /// An int or a percent (`"25%"`, the default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_unavailable: Option<IntOrString>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_ready_seconds: Option<i32>,
+    /// Default 600.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress_deadline_seconds: Option<i32>,
+    /// Default 10.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision_history_limit: Option<i32>,
+    /// The container image of the first template.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paused: Option<bool>,
+    /// Which pods of templates other than the first never become ready (the forecast's
+    /// model, seeded from the scenario's seed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<FailureModel>,
+}
+
+/// The image of a Deployment scenario's first template when it names none.
+pub const DEFAULT_IMAGE: &str = "registry.k8s.io/pause:3.10";
+
+impl ScenarioDeployment {
+    /// A RollingUpdate Deployment `default/web` of `replicas` with upstream's defaults.
+    pub fn new(replicas: i32) -> Self {
+        ScenarioDeployment {
+            name: None,
+            namespace: None,
+            replicas,
+            strategy: None,
+            max_surge: None,
+            max_unavailable: None,
+            min_ready_seconds: None,
+            progress_deadline_seconds: None,
+            revision_history_limit: None,
+            image: None,
+            paused: None,
+            failure: None,
+        }
+    }
+
+    fn validate(&self, path: &str) -> Result<()> {
+        for (name, v) in [
+            ("replicas", Some(self.replicas)),
+            ("minReadySeconds", self.min_ready_seconds),
+            ("progressDeadlineSeconds", self.progress_deadline_seconds),
+            ("revisionHistoryLimit", self.revision_history_limit),
+        ] {
+            if let Some(v) = v.filter(|v| *v < 0) {
+                return Err(Error::Negative {
+                    path: format!("{path}.{name}"),
+                    value: i64::from(v),
+                });
+            }
+        }
+        if self.name.as_deref() == Some("") {
+            return Err(Error::Missing {
+                path: format!("{path}.name"),
+            });
+        }
+        if self.image.as_deref() == Some("") {
+            return Err(Error::Missing {
+                path: format!("{path}.image"),
+            });
+        }
+        match self.strategy.as_deref() {
+            None | Some("RollingUpdate") => {
+                let (surge, unavailable) = replicore::deployment::strategy::resolve_fenceposts(
+                    self.max_surge.as_ref(),
+                    self.max_unavailable.as_ref(),
+                    self.replicas,
+                )
+                .map_err(|message| Error::Malformed {
+                    path: format!("{path}.maxSurge"),
+                    message,
+                })?;
+                if surge < 0 || unavailable < 0 {
+                    return Err(Error::Malformed {
+                        path: format!("{path}.maxSurge"),
+                        message: "maxSurge and maxUnavailable must not be negative".into(),
+                    });
+                }
+                if self.max_surge.as_ref().is_some_and(is_zero_value)
+                    && self.max_unavailable.as_ref().is_some_and(is_zero_value)
+                {
+                    return Err(Error::Malformed {
+                        path: format!("{path}.maxUnavailable"),
+                        message: "may not be 0 when maxSurge is 0".into(),
+                    });
+                }
+            }
+            Some("Recreate") => {
+                if self.max_surge.is_some() || self.max_unavailable.is_some() {
+                    return Err(Error::Malformed {
+                        path: format!("{path}.strategy"),
+                        message: "Recreate takes no maxSurge or maxUnavailable".into(),
+                    });
+                }
+            }
+            Some(other) => {
+                return Err(Error::Malformed {
+                    path: format!("{path}.strategy"),
+                    message: format!(
+                        "{} is not a strategy (RollingUpdate, Recreate)",
+                        replicore::error::quoted(other)
+                    ),
+                })
+            }
+        }
+        if let Some(FailureModel::NeverReadyFraction { fraction }) = &self.failure {
+            if !(0.0..=1.0).contains(fraction) {
+                return Err(Error::Malformed {
+                    path: format!("{path}.failure.fraction"),
+                    message: format!("a probability must be within [0, 1] (got {fraction})"),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+fn is_zero_value(v: &IntOrString) -> bool {
+    match v {
+        IntOrString::Int(i) => *i == 0,
+        IntOrString::Str(s) => s == "0%",
+    }
+}
+
 /// Feature gates to change (the others keep their value).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "PascalCase", deny_unknown_fields)]
@@ -299,6 +449,45 @@ pub enum Edit {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         namespace: Option<String>,
     },
+    /// A new pod template: the Deployment's container image (`kubectl set image`);
+    /// `fail` makes the pods of that image fail.
+    SetImage {
+        image: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fail: Option<TemplateFailure>,
+    },
+    /// The Deployment's current template fails from now on: its new pods never become
+    /// ready (or crash-loop).
+    FailTemplate {
+        #[serde(default)]
+        failure: TemplateFailure,
+    },
+    /// `kubectl scale deploy --replicas` (during a rollout: proportional scaling, D-44).
+    ScaleDeployment {
+        replicas: i32,
+    },
+    /// `kubectl rollout pause`.
+    PauseDeployment,
+    /// `kubectl rollout resume`.
+    ResumeDeployment,
+    /// `kubectl rollout undo [--to-revision]`, client-side as kubectl does it: the
+    /// revision's ReplicaSet template (without the pod-template-hash label) and
+    /// annotations copied into the Deployment. No revision: the previous one.
+    UndoDeployment {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        revision: Option<i64>,
+    },
+}
+
+/// How the pods of a failing template fail.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum TemplateFailure {
+    /// Running, never Ready.
+    #[default]
+    NeverReady,
+    /// Restarting over and over, never Ready.
+    CrashLoop,
 }
 
 /// A present field (even `null`) is `Some`.
@@ -349,6 +538,19 @@ impl Edit {
                     path: format!("{path}.pod"),
                 })
             }
+            Edit::SetImage { image, .. } if image.is_empty() => Err(Error::Missing {
+                path: format!("{path}.image"),
+            }),
+            Edit::ScaleDeployment { replicas } if *replicas < 0 => Err(Error::Negative {
+                path: format!("{path}.replicas"),
+                value: i64::from(*replicas),
+            }),
+            Edit::UndoDeployment {
+                revision: Some(r), ..
+            } if *r < 0 => Err(Error::Negative {
+                path: format!("{path}.revision"),
+                value: *r,
+            }),
             _ => Ok(()),
         }
     }
@@ -362,6 +564,10 @@ pub struct TimedEdit {
     #[serde(flatten)]
     pub edit: Edit,
 }
+
+/// The most nodes a scenario may count (each is a name in memory; a count near `u32::MAX`
+/// would exhaust it).
+pub const MAX_NODES: u32 = 10_000;
 
 /// Node names: a list, or a count of `node-1` ….
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -403,6 +609,9 @@ pub struct Scenario {
     pub config: Option<Config>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cluster: Option<serde_json::Value>,
+    /// A Deployment instead of owners (neither `owners`, `replicas` nor `cluster`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deployment: Option<ScenarioDeployment>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub edits: Vec<TimedEdit>,
 }
@@ -421,7 +630,17 @@ impl Scenario {
             quota: None,
             config: None,
             cluster: None,
+            deployment: None,
             edits: Vec::new(),
+        }
+    }
+
+    /// A scenario of one Deployment (no owners): three nodes, defaults elsewhere.
+    pub fn with_deployment(seed: u64, deployment: ScenarioDeployment) -> Self {
+        Scenario {
+            replicas: None,
+            deployment: Some(deployment),
+            ..Scenario::new(seed, 0)
         }
     }
 
@@ -456,6 +675,24 @@ impl Scenario {
             if o.name.as_deref() == Some("") {
                 return Err(Error::Missing {
                     path: format!("owners[{i}].name"),
+                });
+            }
+        }
+        if let Some(d) = &self.deployment {
+            if self.owners.is_some() || self.replicas.is_some() || self.cluster.is_some() {
+                return Err(Error::Malformed {
+                    path: "deployment".into(),
+                    message: "a Deployment scenario starts without owners, replicas or cluster"
+                        .into(),
+                });
+            }
+            d.validate("deployment")?;
+        }
+        if let Some(Nodes::Count(n)) = self.nodes {
+            if n > MAX_NODES {
+                return Err(Error::Malformed {
+                    path: "nodes".into(),
+                    message: format!("at most {MAX_NODES} nodes (got {n})"),
                 });
             }
         }

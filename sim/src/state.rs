@@ -47,6 +47,9 @@ pub struct SimPod {
     pub active: bool,
     pub crash_looping: bool,
     pub flapping: bool,
+    /// A failing template's pod: running, never Ready.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub never_ready: bool,
     pub resource_version: String,
     pub in_cache: bool,
 }
@@ -102,6 +105,9 @@ pub struct SimState {
     pub delays: EffectiveDelays,
     pub next_event_t: Option<Ms>,
     pub trace_length: u64,
+    /// The Deployment with its ReplicaSets as lanes (Deployment scenarios only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deployment: Option<super::deployment::SimDeployment>,
 }
 
 /// One point of the timeline (store truth for the primary owner).
@@ -262,6 +268,7 @@ impl Simulator {
             active: pods::is_active(p),
             crash_looping: life.crash_loop,
             flapping: life.flapping,
+            never_ready: life.never_ready,
             resource_version: p.metadata.resource_version.clone().unwrap_or_default(),
             in_cache: self
                 .informer
@@ -342,6 +349,7 @@ impl Simulator {
             delays: self.delays,
             next_event_t: self.next_event_time(),
             trace_length: self.trace.len(),
+            deployment: self.sim_deployment(),
         }
     }
 

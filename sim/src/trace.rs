@@ -5,6 +5,9 @@ use std::collections::VecDeque;
 
 use serde::Serialize;
 
+use replicore::deployment::handlers::QueueAction;
+use replicore::deployment::limiting::{StepBounds, StepCalls, StepCounts};
+use replicore::deployment::{DeploymentEvent, ProgressRequeue, SyncError};
 use replicore::events::EventDecision;
 use replicore::expectations::{ExpectationsChange, ExpectationsRecord};
 use replicore::input::SyncInput;
@@ -35,6 +38,7 @@ pub struct TraceEntry {
 pub enum ObjectKind {
     Pod,
     Owner,
+    Deployment,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -52,6 +56,8 @@ pub enum QueueOp {
     AddAfter,
     AddRateLimited,
     Forget,
+    /// D-115: a key that kept failing is dropped.
+    Drop,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -106,6 +112,63 @@ pub enum What {
         #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<String>,
     },
+    /// The Deployment controller's work queue (the ReplicaSet controller's is `queue`).
+    DeploymentQueue {
+        op: QueueOp,
+        key: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        delay_ms: Option<Ms>,
+    },
+    /// One Deployment sync.
+    DeploymentSync {
+        sync: Box<DeploymentSyncTrace>,
+    },
+}
+
+/// One API call of a Deployment sync.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeploymentCallTrace {
+    /// `get`, `patch`, `create`, `update`, `delete`.
+    pub verb: &'static str,
+    /// `deployments` or `replicasets`.
+    pub resource: &'static str,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub subresource: &'static str,
+    pub name: String,
+    /// `spec.replicas` sent (ReplicaSet creates and updates).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<i32>,
+    pub ok: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// What one Deployment sync saw, did, and which rule decided or limited the step.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeploymentSyncTrace {
+    pub key: String,
+    pub calls: Vec<DeploymentCallTrace>,
+    pub events: Vec<DeploymentEvent>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<SyncError>,
+    /// The engine refused the input (no sync ran).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invalid: Option<String>,
+    /// The progress check's requeue (D-78).
+    pub progress: ProgressRequeue,
+    /// What the work queue did with the key (D-115).
+    pub queue: QueueAction,
+    /// What the calls did to the ReplicaSets.
+    pub step: StepCalls,
+    /// The ReplicaSets after the sync (the store's).
+    pub counts: StepCounts,
+    /// The D-08 bounds in force after the sync.
+    pub bounds: StepBounds,
+    /// The rule that decided or limited the step (`D-51`, `D-54`, …).
+    pub rule: String,
+    pub why: String,
 }
 
 /// The inputs a sync saw.

@@ -7,6 +7,8 @@
 use std::collections::BTreeMap;
 
 use replicore::config::OwnerKind;
+use replicore::deployment::handlers as dhandlers;
+use replicore::deployment::model::{Deployment, Wire};
 use replicore::digest::Pods;
 use replicore::events::{on_owner_event, on_pod_event, EventDecision, OwnerEvent, PodEvent};
 use replicore::model::{Pod, ReplicaSet};
@@ -77,6 +79,8 @@ impl PodCache {
 pub struct Informer {
     pub pods: PodCache,
     pub owners: BTreeMap<String, ReplicaSet>,
+    /// The Deployment informer's cache (empty unless the scenario has a Deployment).
+    pub deployments: BTreeMap<String, Wire<Deployment>>,
     /// The newest resourceVersion each informer has synced (S-2).
     pub pod_rv: u64,
     pub owner_rv: u64,
@@ -92,6 +96,7 @@ fn kinds(change: &Change) -> (ObjectKind, WatchEventKind) {
     let object = match change.object {
         Object::Pod(_) => ObjectKind::Pod,
         Object::Owner(_) => ObjectKind::Owner,
+        Object::Deployment(_) => ObjectKind::Deployment,
     };
     let event = match change.kind {
         ChangeKind::Added => WatchEventKind::Added,
@@ -137,6 +142,15 @@ impl Simulator {
         let kind = OwnerKind::replica_set();
         let (object, _) = kinds(&change);
         let key = change.object.key();
+        // The Deployment controller's handlers run only when there are deployments (a
+        // ReplicaSet-only simulation runs exactly as before).
+        let deployments: Vec<Deployment> = self
+            .informer
+            .deployments
+            .values()
+            .map(|d| (*d.typed).clone())
+            .collect();
+        let mut dkeys: Vec<String> = Vec::new();
         let (event, decision) = match change.object {
             Object::Pod(pod) => {
                 self.informer.pod_rv = self.informer.pod_rv.max(change.rv);
@@ -163,10 +177,18 @@ impl Simulator {
                         }
                     }
                     ChangeKind::Deleted => match self.informer.pods.remove(&key) {
-                        Some(_) => (
-                            WatchEventKind::Deleted,
-                            on_pod_event(PodEvent::Deleted(&pod), &owners, &kind),
-                        ),
+                        Some(_) => {
+                            if !deployments.is_empty() {
+                                let pods = self.informer.pods.take();
+                                dkeys =
+                                    dhandlers::on_pod_deleted(&pod, &owners, &deployments, &pods);
+                                self.informer.pods.restore(pods);
+                            }
+                            (
+                                WatchEventKind::Deleted,
+                                on_pod_event(PodEvent::Deleted(&pod), &owners, &kind),
+                            )
+                        }
                         None => (WatchEventKind::Deleted, EventDecision::default()),
                     },
                 }
@@ -176,6 +198,14 @@ impl Simulator {
                 match change.kind {
                     ChangeKind::Added | ChangeKind::Updated => {
                         let old = self.informer.owners.insert(key.clone(), (*rs).clone());
+                        if !deployments.is_empty() {
+                            dkeys = match &old {
+                                Some(old) => {
+                                    dhandlers::on_replica_set_updated(old, &rs, &deployments)
+                                }
+                                None => dhandlers::on_replica_set_added(&rs, &deployments),
+                            };
+                        }
                         match old {
                             Some(old) => (
                                 WatchEventKind::Updated,
@@ -191,13 +221,35 @@ impl Simulator {
                         }
                     }
                     ChangeKind::Deleted => match self.informer.owners.remove(&key) {
-                        Some(_) => (
-                            WatchEventKind::Deleted,
-                            on_owner_event(OwnerEvent::Deleted(&rs)),
-                        ),
+                        Some(_) => {
+                            dkeys = dhandlers::on_replica_set_deleted(&rs, &deployments);
+                            (
+                                WatchEventKind::Deleted,
+                                on_owner_event(OwnerEvent::Deleted(&rs)),
+                            )
+                        }
                         None => (WatchEventKind::Deleted, EventDecision::default()),
                     },
                 }
+            }
+            Object::Deployment(d) => {
+                // (The Deployment informer is its own: the ReplicaSet controller's
+                // consistency record, S-2, reads only the pod and owner informers.)
+                // D-110: added, updated or deleted, the deployment enqueues itself.
+                dkeys = dhandlers::on_deployment_event(&d);
+                let event = match change.kind {
+                    ChangeKind::Added | ChangeKind::Updated => {
+                        match self.informer.deployments.insert(key.clone(), *d) {
+                            Some(_) => WatchEventKind::Updated,
+                            None => WatchEventKind::Added,
+                        }
+                    }
+                    ChangeKind::Deleted => {
+                        self.informer.deployments.remove(&key);
+                        WatchEventKind::Deleted
+                    }
+                };
+                (event, EventDecision::default())
             }
         };
         self.record(What::Watch {
@@ -207,6 +259,9 @@ impl Simulator {
             decision: decision.clone(),
         });
         self.handle_decision(decision);
+        for k in dkeys {
+            self.deployment_queue_add(&k);
+        }
     }
 
     /// Observations first (they must be in place before a queued sync runs), then keys.
@@ -253,6 +308,30 @@ impl Simulator {
         self.informer.relist_pending = false;
         let rv = self.api.resource_version();
         let mut changes = Vec::new();
+        for (key, d) in &self.api.deployments {
+            match self.informer.deployments.get(key) {
+                Some(c) if c.metadata.resource_version == d.metadata.resource_version => {}
+                Some(_) => changes.push(change(
+                    ChangeKind::Updated,
+                    Object::Deployment(Box::new(d.clone())),
+                    rv,
+                )),
+                None => changes.push(change(
+                    ChangeKind::Added,
+                    Object::Deployment(Box::new(d.clone())),
+                    rv,
+                )),
+            }
+        }
+        for (key, d) in &self.informer.deployments {
+            if !self.api.deployments.contains_key(key) {
+                changes.push(change(
+                    ChangeKind::Deleted,
+                    Object::Deployment(Box::new(d.clone())),
+                    rv,
+                ));
+            }
+        }
         for (key, rs) in &self.api.owners {
             match self.informer.owners.get(key) {
                 Some(c) if c.metadata.resource_version == rs.metadata.resource_version => {}

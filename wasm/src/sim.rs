@@ -26,7 +26,8 @@ fn whole(value: &JsValue, path: &str) -> Result<u64, JsValue> {
     }
 }
 
-/// A simulated cluster running the ReplicaSet controller on the engine.
+/// A simulated cluster running the ReplicaSet controller (and, for a Deployment
+/// scenario, the Deployment controller) on the engine.
 #[wasm_bindgen]
 pub struct Simulator {
     inner: replicore_sim::Simulator,
@@ -95,6 +96,14 @@ impl Simulator {
     /// The timeline samples (`Sample[]`).
     pub fn history(&self) -> JsResult {
         let samples: Vec<_> = self.inner.history().collect();
+        to_js(&samples)
+    }
+
+    /// The Deployment's ReplicaSets as lanes over virtual time (`DeploymentSample[]`;
+    /// empty unless the scenario has a Deployment).
+    #[wasm_bindgen(js_name = deploymentHistory)]
+    pub fn deployment_history(&self) -> JsResult {
+        let samples: Vec<_> = self.inner.deployment_history().collect();
         to_js(&samples)
     }
 

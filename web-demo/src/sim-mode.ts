@@ -547,6 +547,13 @@ function traceText(e: TraceEntry): string {
       return `kubelet: ${e.pod} ${e.change}${e.node ? ` on ${e.node}` : ""}`;
     case "edit":
       return `you: ${JSON.stringify(e.edit)}`;
+    case "deploymentQueue":
+      return `deployment queue ${e.op} ${e.key}${e.delayMs !== undefined ? ` (${duration(e.delayMs)})` : ""}`;
+    case "deploymentSync": {
+      const s = e.sync;
+      const calls = s.calls.map((c) => `${c.verb} ${c.resource}${c.subresource ? `/${c.subresource}` : ""} ${c.name}${c.replicas !== undefined ? ` → ${c.replicas}` : ""}${c.ok ? "" : " ✗"}`);
+      return `deployment sync ${s.key}: ${s.rule} ${s.why}${calls.length ? `; ${calls.join(", ")}` : ""}${s.error ? `; error: ${s.error.message}` : ""}`;
+    }
   }
 }
 

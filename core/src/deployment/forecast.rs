@@ -26,10 +26,10 @@ use crate::error::{Error, Result};
 use crate::rng::Rng;
 use crate::time::{Duration, Time};
 
-use super::lookup::{equal_ignore_hash, rs_template};
+use super::limiting::{self, StepCalls, StepCounts};
 use super::machine::{run_sync, ApiCall, ApiResult, DeploymentSyncInput, ProgressRequeue};
 use super::model::{reason, Deployment, Rs, Wire, RECREATE};
-use super::strategy::{max_replicas, max_surge, max_unavailable, min_available};
+use super::strategy::{max_replicas, max_surge, max_unavailable};
 
 /// The ReplicaSet controller's `burstReplicas` (kube-controller-manager default).
 const BURST: usize = 500;
@@ -206,20 +206,6 @@ struct Player<'o> {
     before: BTreeMap<String, i32>,
 }
 
-/// What the syncs of one instant did to the ReplicaSets.
-#[derive(Default)]
-struct Decided {
-    created: Option<String>,
-    new_up: Option<(i32, i32)>,
-    new_down: Option<(i32, i32)>,
-    old_down: i32,
-    old_to_zero: bool,
-    /// ReplicaSet writes.
-    writes: usize,
-    /// API calls of any kind (a status write also triggers another sync).
-    calls: usize,
-}
-
 impl<'o> Player<'o> {
     fn new(
         deployment: Wire<Deployment>,
@@ -275,7 +261,7 @@ impl<'o> Player<'o> {
 
     /// Is `rs` of the deployment's current template?
     fn is_new(&self, rs: &Rs) -> bool {
-        equal_ignore_hash(rs_template(rs), &self.cluster.deployment.spec.template)
+        limiting::is_new(rs, &self.cluster.deployment.spec.template)
     }
 
     /// A pod created at `t`: when it is ready and available, by the seeded model.
@@ -370,7 +356,7 @@ impl<'o> Player<'o> {
     }
 
     /// One Deployment sync at `t`, its calls applied to the model.
-    fn sync(&mut self, t: i64, decided: &mut Decided) -> Result<ProgressRequeue> {
+    fn sync(&mut self, t: i64, decided: &mut StepCalls) -> Result<ProgressRequeue> {
         let now = self.now(t);
         let d = &self.cluster.deployment;
         let input = DeploymentSyncInput {
@@ -474,73 +460,23 @@ impl<'o> Player<'o> {
     }
 
     /// What the calls of one sync did to the ReplicaSets, for the step's rule.
-    fn note(&self, calls: &[ApiCall], decided: &mut Decided) {
-        let replicas = |v: &Value| {
-            v.get("spec")
-                .and_then(|s| s.get("replicas"))
-                .and_then(Value::as_i64)
-                .and_then(|n| i32::try_from(n).ok())
-        };
-        decided.calls += calls.len();
-        for call in calls {
-            match call {
-                ApiCall::CreateReplicaSet { name, object, .. } => {
-                    decided.created = Some(name.clone());
-                    decided.writes += 1;
-                    if let Some(to) = replicas(object).filter(|&n| n > 0) {
-                        decided.new_up = Some((0, to));
-                    }
-                }
-                ApiCall::DeleteReplicaSet { .. } => decided.writes += 1,
-                ApiCall::UpdateReplicaSet { name, object, .. } => {
-                    decided.writes += 1;
-                    let Some(rs) = self
-                        .cluster
-                        .replica_sets
-                        .iter()
-                        .find(|r| &r.metadata.name == name)
-                    else {
-                        continue;
-                    };
-                    let Some(to) = replicas(object) else { continue };
-                    if self.is_new(rs) {
-                        let before = self.before.get(name).copied().unwrap_or(to);
-                        if to > before {
-                            decided.new_up = Some((before, to));
-                        } else if to < before {
-                            decided.new_down = Some((before, to));
-                        }
-                    } else {
-                        let before = self.before.get(name).copied().unwrap_or(to);
-                        if to < before {
-                            decided.old_down = decided.old_down.saturating_add(before - to);
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-        decided.old_to_zero = self
-            .cluster
-            .replica_sets
-            .iter()
-            .filter(|rs| !self.is_new(rs))
-            .all(|rs| rs.spec.desired() == 0);
+    fn note(&self, calls: &[ApiCall], decided: &mut StepCalls) {
+        limiting::note_calls(
+            decided,
+            calls,
+            &self.before,
+            &self.cluster.replica_sets,
+            &self.cluster.deployment.spec.template,
+        );
     }
 
     /// (new replicas, old replicas, pods, available) now.
     fn counts(&self) -> (i32, i32, i32, i32) {
-        let (mut new, mut old, mut pods, mut available) = (0i32, 0i32, 0i32, 0i32);
-        for rs in &self.cluster.replica_sets {
-            if self.is_new(rs) {
-                new = new.saturating_add(rs.spec.desired());
-            } else {
-                old = old.saturating_add(rs.spec.desired());
-            }
-            pods = pods.saturating_add(rs.status.replicas);
-            available = available.saturating_add(rs.status.available_replicas);
-        }
-        (new, old, pods, available)
+        let c = limiting::counts(
+            &self.cluster.replica_sets,
+            &self.cluster.deployment.spec.template,
+        );
+        (c.new, c.old, c.pods, c.available)
     }
 
     /// The next instant something changes: a pod becoming ready or available, or the
@@ -585,7 +521,7 @@ impl<'o> Player<'o> {
             let mut requeue = None;
             self.reconcile_replica_sets(t);
             for _ in 0..SYNCS_PER_INSTANT {
-                let mut decided = Decided::default();
+                let mut decided = StepCalls::default();
                 let r = self.sync(t, &mut decided)?;
                 forecast.syncs += 1;
                 self.reconcile_replica_sets(t);
@@ -603,11 +539,8 @@ impl<'o> Player<'o> {
                 if last != Some(counts) || decided.writes > 0 {
                     let d = &self.cluster.deployment;
                     // Recreate has no surge and no availability floor (D-60..D-62).
-                    let bounds = if recreate {
-                        (d.replicas(), 0)
-                    } else {
-                        (max_replicas(d), min_available(d))
-                    };
+                    let b = limiting::bounds(d);
+                    let bounds = (b.max_pods, b.min_available);
                     let (rule, why) = self.rule(&decided, counts, bounds, recreate);
                     forecast.steps.push(ForecastStep {
                         seconds: t as f64 / 1000.0,
@@ -696,85 +629,27 @@ impl<'o> Player<'o> {
     /// Which rule decided (or limited) the step, and what it did, in words.
     fn rule(
         &self,
-        decided: &Decided,
+        decided: &StepCalls,
         (new, old, pods, available): (i32, i32, i32, i32),
-        (max_pods, min_avail): (i32, i32),
+        (max_pods, min_available): (i32, i32),
         recreate: bool,
     ) -> (String, String) {
-        let r = self.cluster.deployment.replicas();
-        let mut parts: Vec<(String, String)> = Vec::new();
-        if let Some(name) = &decided.created {
-            parts.push(("D-34".into(), format!("create the new ReplicaSet {name}")));
-        }
-        if recreate {
-            if decided.old_down > 0 {
-                parts.push(("D-60".into(), "scale every old ReplicaSet to 0".into()));
-            }
-            if let Some((from, to)) = decided.new_up {
-                parts.push((
-                    "D-62".into(),
-                    format!("old pods gone: new ReplicaSet {from} → {to}"),
-                ));
-            } else if old == 0 && pods > new {
-                parts.push(("D-61".into(), "wait for the old pods to stop".into()));
-            }
-        } else {
-            if let Some((from, to)) = decided.new_up {
-                let why = if to == r {
-                    format!("new RS {from} → {to}: reaches R = {r}")
-                } else {
-                    format!(
-                        "new RS {from} → {to}: capped by maxSurge (R + surge = {max_pods} pods)"
-                    )
-                };
-                parts.push(("D-51".into(), why));
-            }
-            if let Some((from, to)) = decided.new_down {
-                parts.push((
-                    "D-51".into(),
-                    format!("new RS {from} → {to}: above R = {r}"),
-                ));
-            }
-            if decided.old_down > 0 {
-                let why = if decided.old_to_zero {
-                    format!("old RSs −{}: all old replicas gone", decided.old_down)
-                } else {
-                    format!(
-                        "old RSs −{}: capped by maxUnavailable (keep ≥ {min_avail} available)",
-                        decided.old_down
-                    )
-                };
-                parts.push(("D-54".into(), why));
-            }
-        }
-        if parts.is_empty() && recreate {
-            let what = if available == pods { "all" } else { "wait:" };
-            parts.push((
-                "D-62".into(),
-                format!("{what} {available} of {pods} pods available"),
-            ));
-        }
-        if parts.is_empty() {
-            let why = if available < r && old > 0 && !recreate {
-                format!("wait: {available} available, old RSs may shrink only above {min_avail}")
-            } else if available < pods {
-                format!("wait: {available} of {pods} pods available")
-            } else {
-                format!("{available} of {pods} pods available")
-            };
-            parts.push(("D-52".into(), why));
-        }
-        let rule = parts
-            .iter()
-            .map(|(r, _)| r.as_str())
-            .collect::<Vec<_>>()
-            .join(", ");
-        let why = parts
-            .iter()
-            .map(|(_, w)| w.as_str())
-            .collect::<Vec<_>>()
-            .join("; ");
-        (rule, why)
+        let r = limiting::limiting_rule(
+            self.cluster.deployment.replicas(),
+            decided,
+            StepCounts {
+                new,
+                old,
+                pods,
+                available,
+            },
+            limiting::StepBounds {
+                max_pods,
+                min_available,
+            },
+            recreate,
+        );
+        (r.rule, r.why)
     }
 }
 

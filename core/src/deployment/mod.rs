@@ -9,7 +9,8 @@
 //! (D-71..D-78), [`pause`] (D-80), [`rollback`] (D-90..D-93), [`events`] (D-100),
 //! [`handlers`] (D-110..D-115), [`hash`] (D-27), and the driver [`sync`] (D-10..D-19).
 //! Built on the step machine: [`explain`] (what the next sync would do, and why) and
-//! [`forecast`] (a rollout played forward in time).
+//! [`forecast`] (a rollout played forward in time), and [`limiting`] (which rule decided
+//! or limited a rollout step, for every host that plays one).
 //!
 //! ```
 //! use replicore::deployment::{run_sync, ApiResult, DeploymentSyncInput, ProgressRequeue};
@@ -37,6 +38,7 @@ pub mod forecast;
 mod go_layout;
 pub mod handlers;
 pub mod hash;
+pub mod limiting;
 pub mod lookup;
 pub mod machine;
 pub mod model;

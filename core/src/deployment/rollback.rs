@@ -73,8 +73,9 @@ fn rollback_to_template(ctx: &mut Ctx<'_>, d: &mut Wire<Deployment>, rs: &Rs) ->
 }
 
 /// `SetFromReplicaSetTemplate`: the template with the hash label removed (an empty label
-/// map is omitted, as Go writes it).
-fn without_hash_label(template: &Value) -> Value {
+/// map is omitted, as Go writes it). `kubectl rollout undo` copies a revision's template
+/// the same way, client-side.
+pub fn without_hash_label(template: &Value) -> Value {
     let mut t = template.clone();
     if let Some(meta) = t.get_mut("metadata").and_then(Value::as_object_mut) {
         let empty = match meta.get_mut("labels").and_then(Value::as_object_mut) {
