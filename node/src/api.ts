@@ -4,7 +4,7 @@
 // engine's.
 
 import * as raw from "./wasm/replicore_wasm.js";
-import { guard, iso, json, optJson, record, utf8, withNow } from "./json-text.js";
+import { guard, iso, json, optJson, record, replicoreError, utf8, withNow } from "./json-text.js";
 import { compile, listOf, openObject, type FieldTree, type Writer } from "./pod-json.js";
 import type {
   CallResult,

@@ -400,6 +400,8 @@ export interface ForecastRequest {
 
 /** The options of `explainText` / `explainReport`: explain, and optionally forecast. */
 export interface ReportOptions extends ExplainOptions {
+  /** Only this Deployment (`name` or `namespace/name`) and the ReplicaSets it controls. */
+  deployment?: string;
   forecast?: ForecastRequest;
 }
 
