@@ -66,12 +66,6 @@ interface SyncAt {
   sync: DeploymentSyncTrace;
 }
 
-interface EventAt {
-  t: number;
-  type: string;
-  reason: string;
-  message: string;
-}
 
 /** `3` → 3, `25%` → "25%"; null when neither. */
 function intOrPercent(text: string): SimIntOrString | null {
@@ -119,7 +113,6 @@ export class DeployMode {
   importNow = "";
   importDeployment: string | null = null;
   private syncs: SyncAt[] = [];
-  private events: EventAt[] = [];
   private traceSeen = 0;
   private lastFrame = 0;
   private lastSaved = 0;
@@ -221,7 +214,7 @@ export class DeployMode {
     this.changed();
   }
 
-  /** Advances in 1 s steps until the rollout is complete or stalled (at most one virtual hour). */
+  /** Advances in 1 s steps until the rollout is complete (then 1 s more) or stalled (at most one virtual hour). */
   private runUntilSettled(): void {
     const sim = this.sim;
     if (!sim) return;
@@ -230,7 +223,11 @@ export class DeployMode {
       const d = sim.state().deployment;
       if (!d) return;
       const progressing = d.status.conditions?.find((c) => c.type === "Progressing");
-      if (d.complete && !d.paused) return;
+      if (d.complete && !d.paused) {
+        // One second more: a change made now starts after every pod of this instant came up.
+        sim.advance(1000);
+        return;
+      }
       if (progressing?.reason === "ProgressDeadlineExceeded") return;
       if (d.paused && i > 5) return;
     }
@@ -278,7 +275,6 @@ export class DeployMode {
     this.sim?.free();
     this.sim = null;
     this.syncs = [];
-    this.events = [];
     this.traceSeen = 0;
     this.from = 0;
     this.forecastKey = "";
@@ -384,14 +380,12 @@ export class DeployMode {
       for (const e of this.sim.trace(this.traceSeen)) {
         if (e.kind === "deploymentSync") {
           this.syncs.push({ t: e.t, sync: e.sync });
-          for (const ev of e.sync.events) this.events.push({ t: e.t, type: ev.type, reason: ev.reason, message: ev.message });
         } else if (e.kind === "edit" && !e.error && (e.edit.op === "setImage" || e.edit.op === "undoDeployment")) {
           this.from = e.t;
         }
       }
       this.traceSeen = this.state.traceLength;
       if (this.syncs.length > 300) this.syncs = this.syncs.slice(-300);
-      if (this.events.length > 200) this.events = this.events.slice(-200);
     }
     this.render();
   }
@@ -439,7 +433,7 @@ export class DeployMode {
     mount(byId("dep-lanes"), lanesTable(lanes));
     mount(byId("dep-conditions"), conditionsTable((dep.status.conditions ?? []).map((c) => ({ type: c.type, status: c.status, reason: c.reason ?? "", message: c.message ?? "" }))));
     mount(byId("dep-syncs"), this.syncsTable());
-    mount(byId("dep-events"), this.eventsList());
+    mount(byId("dep-events"), this.eventsList(st, dep));
     // Controls that follow the state.
     const pause = byId<HTMLButtonElement>("dep-pause");
     pause.textContent = dep.paused ? "Resume rollout" : "Pause rollout";
@@ -520,12 +514,15 @@ export class DeployMode {
     );
   }
 
-  private eventsList(): Element {
-    const rows = this.events.slice(-60).reverse();
+  /** The events of the Deployment and of its ReplicaSets (the simulator keeps the latest 100). */
+  private eventsList(st: SimState, dep: NonNullable<SimState["deployment"]>): Element {
+    const keys = new Set([dep.key, ...dep.lanes.map((l) => l.key)]);
+    const rows = st.events.filter((e) => keys.has(e.owner)).slice(-60).reverse();
     if (rows.length === 0) return h("p", { class: "muted" }, "No events yet.");
     return h("ol", { class: "events", "data-testid": "dep-events" },
       rows.map((e) => h("li", { "data-reason": e.reason, class: e.type === "Warning" ? "warning" : null },
-        h("span", { class: "muted" }, vtime(e.t)), " ", h("strong", null, e.reason), " ", e.message)));
+        h("span", { class: "ev-t" }, vtime(e.t)), " ", h("span", { class: "ev-type" }, e.owner === dep.key ? "deployment" : e.owner.replace(/^.*\//, "")), " ",
+        h("strong", null, e.reason), " ", e.message)));
   }
 
   private renderImport(): void {
