@@ -197,6 +197,7 @@ export class DeployMode {
     byId("dep-sim-controls").hidden = source !== "sim";
     byId("dep-import-controls").hidden = source !== "import";
     byId("dep-sim-only").hidden = source !== "sim";
+    byId("dep-time").hidden = source !== "sim";
   }
 
   private error(message: string): void {

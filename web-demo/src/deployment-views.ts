@@ -138,10 +138,11 @@ export function rolloutChart(samples: DeploymentSample[], now: number, from: num
   for (const x of samples) {
     for (const l of x.lanes) if (!names.some((n) => n.name === l.name)) names.push({ name: l.name, revision: l.revision });
   }
-  const LH = 46;
+  const LH = 52;
   const lanes = names.map((n, i) => {
     const laneOf = (x: DeploymentSample): LaneSample | undefined => x.lanes.find((l) => l.name === n.name);
-    const LY = (v: number): number => LH - 4 - (v / yMax) * (LH - 8);
+    // The label on top, the lane's area below it.
+    const LY = (v: number): number => LH - 3 - (v / yMax) * (LH - 19);
     const val = (f: (l: LaneSample) => number) => (x: DeploymentSample): number => {
       const l = laneOf(x);
       return l ? f(l) : 0;
