@@ -39,6 +39,8 @@ async function deployment(settings = {}) {
     "#dep-startup": settings.startup ?? 10,
   };
   for (const [sel, v] of Object.entries(fields)) await page.fill(sel, String(v));
+  await page.selectOption("#dep-strategy", settings.strategy ?? "RollingUpdate");
+  await page.fill("#dep-minready", String(settings.minReadySeconds ?? 0));
   await page.click("#dep-restart");
   await settle(page);
   return page;
@@ -182,9 +184,18 @@ describe("playground: the Deployment view", { skip: !chromiumPath ? "no Chromium
     await page.context().close();
   });
 
-  for (const [surge, unavailable] of [["25%", "25%"], ["1", "0"], ["0", "3"]]) {
-    test(`the forecast equals the simulated run on the same seed (${surge}/${unavailable})`, async () => {
-      const page = await deployment({ replicas: 10, maxSurge: surge, maxUnavailable: unavailable, seed: 31 });
+  const runs = [
+    { maxSurge: "25%", maxUnavailable: "25%" },
+    { maxSurge: "1", maxUnavailable: "0" },
+    { maxSurge: "0", maxUnavailable: "3" },
+    { maxSurge: "30%", maxUnavailable: "10%", minReadySeconds: 5 },
+    { strategy: "Recreate" },
+  ];
+  for (const settings of runs) {
+    const surge = settings.maxSurge ?? "";
+    const name = Object.entries(settings).map(([k, v]) => `${k} ${v}`).join(", ");
+    test(`the forecast equals the simulated run on the same seed (${name})`, async () => {
+      const page = await deployment({ replicas: 10, seed: 31, ...settings });
       await page.fill("#dep-image", "web:v2");
       await page.click("#dep-set-image");
       await settle(page);
