@@ -100,16 +100,17 @@ describe("playground: the Deployment view", { skip: !chromiumPath ? "no Chromium
       await page.waitForTimeout(50);
     }
     await page.click("#dep-play");
-    assert.equal(s.complete, "true", "the rollout completed");
-    assert.ok(seen.length > 5, `the page was read while the rollout ran (${seen.length} readings)`);
-    assert.ok(seen.some((x) => x.pods > 10), "the rollout surged above 10 pods at some reading");
+    const story = `${seen.length} readings: ${seen.map((x) => `${x.pods}/${x.available}`).join(" ")}; last ${JSON.stringify(s)}`;
+    assert.equal(s.complete, "true", `the rollout completed (${story})`);
+    assert.ok(seen.length > 5, `the page was read while the rollout ran (${story})`);
+    assert.ok(seen.some((x) => x.pods > 10), `the rollout surged above 10 pods at some reading (${story})`);
     for (const x of seen) {
       assert.ok(x.pods <= 13, `at most 13 pods: ${JSON.stringify(x)}`);
       assert.ok(x.available >= 8, `at least 8 available: ${JSON.stringify(x)}`);
     }
     // … and over every sample of the run since the image changed (the simulator's history).
-    assert.equal(s.peakPods, "13");
-    assert.ok(Number(s.fewestAvailable) >= 8, s.fewestAvailable);
+    assert.equal(s.peakPods, "13", story);
+    assert.ok(Number(s.fewestAvailable) >= 8, story);
     const l = await lanes(page);
     assert.deepEqual(l.map((x) => [x.new, x.cells[2], x.cells[3]]), [[false, "web:v1", "0"], [true, "web:v2", "10"]]);
     const rules = await page.$$eval("[data-testid=dep-syncs] tbody tr", (rows) => rows.map((r) => r.dataset.rule));
@@ -122,7 +123,7 @@ describe("playground: the Deployment view", { skip: !chromiumPath ? "no Chromium
     await page.waitForFunction(() => document.body.dataset.dirty === undefined, null, { timeout: 5000 });
     const url = page.url();
     const again = await openPage(browser, url);
-    assert.deepEqual(await lanes(again), l);
+    assert.deepEqual(await lanes(again), l, `restored from ${url}`);
     assert.deepEqual((await summary(again)).peakPods, "13");
     await again.context().close();
     await page.context().close();
