@@ -173,6 +173,7 @@ export function rolloutChart(samples: DeploymentSample[], now: number, from: num
       h("span", { class: "key s-desired" }, h("span", { class: "swatch", "aria-hidden": "true" }), "replicas (spec)"),
       h("span", { class: "key s-current" }, h("span", { class: "swatch", "aria-hidden": "true" }), "pods"),
       h("span", { class: "key s-available" }, h("span", { class: "swatch", "aria-hidden": "true" }), "available"),
+      h("span", { class: "muted" }, "lanes: light = pods, dark = available, dashed = spec"),
       h("span", { class: "sr-only" }, desc),
     ),
   );
