@@ -7,6 +7,7 @@ import { byId } from "./dom.js";
 import { setupEditor } from "./editor.js";
 import { EXAMPLE_NOW, EXAMPLE_TEXT, ImportMode } from "./import-mode.js";
 import { DEFAULT_SCENARIO, SimMode, simulatorAvailable } from "./sim-mode.js";
+import { DeployMode } from "./deployment-mode.js";
 import { decodeState, encodeState, type Mode, type PageState } from "./url.js";
 
 const hasSim = simulatorAvailable();
@@ -15,6 +16,7 @@ let restoring = false;
 
 const sim = new SimMode(() => save());
 const imp = new ImportMode(() => save());
+const dep = new DeployMode(() => save());
 
 let saveTimer: ReturnType<typeof setTimeout> | null = null;
 let lastHash = "";
@@ -31,7 +33,7 @@ function save(): void {
 }
 
 async function writeHash(): Promise<void> {
-  const state: PageState = mode === "sim" ? sim.save() : imp.save();
+  const state: PageState = mode === "sim" ? sim.save() : mode === "deploy" ? dep.save() : imp.save();
   const hash = await encodeState(state);
   lastHash = hash;
   history.replaceState(null, "", hash);
@@ -40,13 +42,14 @@ async function writeHash(): Promise<void> {
 
 function show(next: Mode): void {
   mode = next;
-  for (const m of ["sim", "import"] as const) {
+  for (const m of ["sim", "import", "deploy"] as const) {
     const tab = byId(`tab-${m}`);
     tab.setAttribute("aria-selected", String(m === next));
     tab.tabIndex = m === next ? 0 : -1;
     byId(`panel-${m}`).hidden = m !== next;
   }
   if (next !== "sim") sim.setPlaying(false);
+  if (next !== "deploy") dep.setPlaying(false);
   document.body.dataset.mode = next;
 }
 
@@ -62,7 +65,10 @@ async function restore(hash: string): Promise<void> {
       notice.textContent = `${(e as Error).message}. Starting from the default scenario.`;
     }
     const wanted: Mode = state?.mode ?? (hasSim ? "sim" : "import");
-    if (wanted === "import" || !hasSim) {
+    if (wanted === "deploy" && hasSim) {
+      show("deploy");
+      dep.restore(state ?? { v: 1, mode: "deploy" });
+    } else if (wanted === "import" || !hasSim) {
       show("import");
       if (state?.mode === "import") imp.restore(state);
       else if (imp.text === "") imp.restore({ v: 1, mode: "import", now: EXAMPLE_NOW, list: EXAMPLE_TEXT });
@@ -78,11 +84,13 @@ async function restore(hash: string): Promise<void> {
 }
 
 function setupTabs(): void {
-  const tabs = [byId("tab-sim"), byId("tab-import")];
+  const tabs = [byId("tab-sim"), byId("tab-import"), byId("tab-deploy")];
   for (const [i, tab] of tabs.entries()) {
     tab.addEventListener("click", () => {
-      const m = tab.id === "tab-sim" ? "sim" : "import";
+      const m: Mode = tab.id === "tab-sim" ? "sim" : tab.id === "tab-deploy" ? "deploy" : "import";
+      if (m === "deploy" && !hasSim) return;
       if (m === "sim" && !sim.sim) sim.restore({ v: 1, mode: "sim", scenario: DEFAULT_SCENARIO, t: 0 });
+      if (m === "deploy" && !dep.sim && dep.importText === "") dep.restore({ v: 1, mode: "deploy" });
       if (m === "import" && imp.text === "") imp.load(EXAMPLE_TEXT, EXAMPLE_NOW);
       show(m);
       save();
@@ -148,6 +156,7 @@ function setupKeys(): void {
 async function main(): Promise<void> {
   byId("version").textContent = `replicore ${version()}`;
   byId("tab-sim").toggleAttribute("data-unavailable", !hasSim);
+  byId("tab-deploy").toggleAttribute("data-unavailable", !hasSim);
   setupEditor();
   setupTabs();
   setupShare();

@@ -4,7 +4,7 @@
 
 import type { FeatureGates, Scenario } from "replicore";
 
-export type Mode = "sim" | "import";
+export type Mode = "sim" | "import" | "deploy";
 
 export type Gates = Pick<FeatureGates, "LogarithmicScaleDown" | "PodDeletionCost">;
 
@@ -30,6 +30,12 @@ export interface PageState {
   scaleTo?: number;
   /** Both: the pod whose editor is open. */
   pod?: string;
+  /** Deployment view: the simulated Deployment (`scenario`, `t`) or an imported snapshot (`list`, `now`). */
+  source?: "sim" | "import";
+  /** Deployment view: the pods' start-up time in seconds (the simulator's exact delays and the forecast's). */
+  startup?: number;
+  /** Deployment view, imported: the Deployment shown (`namespace/name`; default: the first). */
+  deployment?: string;
 }
 
 function toBase64Url(bytes: Uint8Array): string {
@@ -85,7 +91,7 @@ function checkState(value: unknown): PageState {
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error("the link's state must be a JSON object");
   const v = value as Record<string, unknown>;
   const mode = v.mode ?? "sim";
-  if (mode !== "sim" && mode !== "import") throw new Error(`the link's state: mode must be "sim" or "import" (got ${JSON.stringify(mode)})`);
+  if (mode !== "sim" && mode !== "import" && mode !== "deploy") throw new Error(`the link's state: mode must be "sim", "import" or "deploy" (got ${JSON.stringify(mode)})`);
   const num = (k: string): number | undefined => {
     const x = v[k];
     if (x === undefined || x === null) return undefined;
@@ -117,6 +123,15 @@ function checkState(value: unknown): PageState {
   if (rs !== undefined) state.rs = rs;
   const pod = str("pod");
   if (pod !== undefined) state.pod = pod;
+  const source = v.source;
+  if (source !== undefined && source !== null) {
+    if (source !== "sim" && source !== "import") throw new Error(`the link's state: source must be "sim" or "import" (got ${JSON.stringify(source)})`);
+    state.source = source;
+  }
+  const startup = num("startup");
+  if (startup !== undefined) state.startup = startup;
+  const deployment = str("deployment");
+  if (deployment !== undefined) state.deployment = deployment;
   if (v.gates !== undefined) {
     const g = v.gates as Record<string, unknown>;
     state.gates = { LogarithmicScaleDown: g.LogarithmicScaleDown !== false, PodDeletionCost: g.PodDeletionCost !== false };
