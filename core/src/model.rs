@@ -281,6 +281,7 @@ impl PodTemplateSpec {
 
 /// `ReplicaSetStatus`, serialized with Go's `omitempty` rules.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ReplicaSetStatus {
     #[serde(default)]
@@ -293,6 +294,7 @@ pub struct ReplicaSetStatus {
     pub available_replicas: i32,
     /// Only written behind the DeploymentReplicaSetTerminatingReplicas gate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub terminating_replicas: Option<i32>,
     #[serde(default, skip_serializing_if = "is_zero_i64")]
     pub observed_generation: i64,
@@ -306,6 +308,7 @@ pub struct ReplicaSetStatus {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ReplicaSetCondition {
     #[serde(rename = "type")]
@@ -335,9 +338,11 @@ fn is_zero_i64(v: &i64) -> bool {
 // Label selectors
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct LabelSelector {
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub match_labels: Option<StringMap>,
     #[serde(
         default,
@@ -348,6 +353,7 @@ pub struct LabelSelector {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct LabelSelectorRequirement {
     #[serde(default)]
@@ -355,6 +361,7 @@ pub struct LabelSelectorRequirement {
     #[serde(default)]
     pub operator: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub values: Option<Vec<String>>,
 }
 
