@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use replicore::deployment::handlers::QueueAction;
 use replicore::deployment::{DeploymentSync, DeploymentSyncInput, Step};
 use replicore::event_correlation::{Correlated, CorrelatorSize, Event, EventToRecord};
-use replicore::explain::Explanation;
+use replicore::explain::{ExplainOptions, Explanation};
 use replicore::facts::PodFacts;
 use replicore::rank::{NamedRankedPod, RankOptions};
 use replicore::report::ReportOptions;
@@ -54,6 +54,7 @@ fn export(cfg: &Config) -> Result<(), ts_rs::ExportError> {
     Event::export_all(cfg)?;
     // The explain report and the facts of the playground.
     Explanation::export_all(cfg)?;
+    ExplainOptions::export_all(cfg)?;
     ReportOptions::export_all(cfg)?;
     PodFacts::export_all(cfg)?;
     Ok(())

@@ -53,6 +53,7 @@ use wasm_bindgen::prelude::*;
 const TS_TYPES: &str = r#"
 import type { ClaimOutcome, Completion, Config, Correlated, Correlation, EventCorrelatorSize, EventCorrelatorState, EventDecision, EventToRecord, Expectations, ExpectationsChange, CreatePlan, CallResult, KubeObject, LabelSelector, LiveOwner, Manage, RankedPod, RankOptions, RecordedEvent, ReplicaSetStatus, SlowStartResult, StatusInput, StorePlanOptions, StoreSize, SyncInput, SyncOutcome, SyncPlan, Time } from "../generated/index.js";
 import type { FieldTree } from "../pod-json.js";
+import type { StoreEvent, WatchEvent } from "../types.js";
 "#;
 
 /// Upper bound for `slowStart`'s count: far above any burst, low enough to return fast.
@@ -310,7 +311,7 @@ fn missing_old() -> JsValue {
 /// after a delay) and which expectation observations to make.
 #[wasm_bindgen(js_name = onPodEvent, unchecked_return_type = "EventDecision")]
 pub fn on_pod_event_js(
-    event: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<WatchEvent<KubeObject>>")] event: JsValue,
     #[wasm_bindgen(unchecked_param_type = "JsonInput<KubeObject[]>")] owners: JsValue,
     #[wasm_bindgen(unchecked_param_type = "JsonInput<Config> | undefined")] config: JsValue,
 ) -> JsResult {
@@ -332,7 +333,9 @@ pub fn on_pod_event_js(
 
 /// `onOwnerEvent(eventJson)`: the owner-event rules.
 #[wasm_bindgen(js_name = onOwnerEvent, unchecked_return_type = "EventDecision")]
-pub fn on_owner_event_js(event: JsValue) -> JsResult {
+pub fn on_owner_event_js(
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<WatchEvent<KubeObject>>")] event: JsValue,
+) -> JsResult {
     let event: WatchEvent<ReplicaSet> = object(&event, "event")?;
     let object = &event.object;
     let decision = match (&event.type_, &event.old) {

@@ -92,7 +92,10 @@ impl JsStore {
     /// `onPodEvent(eventJson)`: what the event asks for, decided against the stored
     /// owners and previous pod; then the event is applied to the store.
     #[wasm_bindgen(js_name = onPodEvent, unchecked_return_type = "EventDecision")]
-    pub fn on_pod_event(&mut self, event: JsValue) -> JsResult {
+    pub fn on_pod_event(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "JsonInput<StoreEvent<KubeObject>>")] event: JsValue,
+    ) -> JsResult {
         let event = object::<Change<Pod>>(&event, "event")?;
         let change = match event.type_ {
             EventType::Added | EventType::Updated => PodChange::Upsert(event.object),
@@ -107,7 +110,10 @@ impl JsStore {
 
     /// `onOwnerEvent(eventJson)`: as `onPodEvent`, for owners.
     #[wasm_bindgen(js_name = onOwnerEvent, unchecked_return_type = "EventDecision")]
-    pub fn on_owner_event(&mut self, event: JsValue) -> JsResult {
+    pub fn on_owner_event(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "JsonInput<StoreEvent<KubeObject>>")] event: JsValue,
+    ) -> JsResult {
         let event = object::<Change<ReplicaSet>>(&event, "event")?;
         let change = match event.type_ {
             EventType::Added | EventType::Updated => OwnerChange::Upsert(event.object),

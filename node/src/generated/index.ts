@@ -35,6 +35,7 @@ export type * from "./EventToRecord.js";
 export type * from "./Expectations.js";
 export type * from "./ExpectationsChange.js";
 export type * from "./ExpectationsRecord.js";
+export type * from "./ExplainOptions.js";
 export type * from "./Explanation.js";
 export type * from "./FailureModel.js";
 export type * from "./FeatureGates.js";
