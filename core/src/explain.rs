@@ -420,10 +420,7 @@ fn explain_items(items: Vec<(String, Value)>, options: &ExplainOptions) -> Resul
 
 /// `name` matches the ReplicaSet's name, `namespace/name` its key.
 fn is_named(rs: &ReplicaSet, wanted: &str) -> bool {
-    match wanted.split_once('/') {
-        Some((ns, name)) => rs.metadata.namespace == ns && rs.metadata.name == name,
-        None => rs.metadata.name == wanted,
-    }
+    rs.metadata.is_named(wanted)
 }
 
 fn explain_owner(input: &SyncInput, options: &ExplainOptions) -> Result<OwnerExplanation> {

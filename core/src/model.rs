@@ -80,6 +80,14 @@ pub struct ObjectMeta {
 
 impl ObjectMeta {
     /// The controller reference: the first owner reference with `controller: true`.
+    /// Is this the object `wanted` names: `name`, or `namespace/name`?
+    pub fn is_named(&self, wanted: &str) -> bool {
+        match wanted.split_once('/') {
+            Some((ns, name)) => self.namespace == ns && self.name == name,
+            None => self.name == wanted,
+        }
+    }
+
     pub fn controller_ref(&self) -> Option<&OwnerReference> {
         self.owner_references
             .iter()

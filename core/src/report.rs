@@ -13,6 +13,7 @@ use crate::deployment::forecast::{
 };
 use crate::error::{Error, Result};
 use crate::explain::{explain_json, report_text, ExplainOptions, Explanation};
+use crate::model::ObjectMeta;
 use crate::time::Time;
 
 /// The forecast asked for: every field defaults to [`ForecastOptions::at`]'s.
@@ -110,10 +111,16 @@ pub struct ReportOptions {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub replicas: Option<i32>,
-    /// Explain only the ReplicaSet with this name (or `namespace/name`).
+    /// Explain only the ReplicaSet with this name (or `namespace/name`), and no
+    /// Deployment.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub owner: Option<String>,
+    /// Explain (and forecast) only the Deployment with this name (or `namespace/name`),
+    /// with the ReplicaSets it controls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub deployment: Option<String>,
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub config: Config,
@@ -129,6 +136,7 @@ impl ReportOptions {
             now: explain.now,
             replicas: explain.replicas,
             owner: explain.owner,
+            deployment: None,
             config: explain.config,
             forecast: None,
         }
@@ -179,10 +187,35 @@ pub fn report(bytes: &[u8], options: &ReportOptions) -> Result<Report> {
     // One reading of the text for the Deployments and the forecasts (the ReplicaSet part
     // reads it with its own typed reader).
     let list: Value = crate::input::from_json_any(bytes)?;
-    let items = list_items(&list)?.unwrap_or(std::slice::from_ref(&list));
-    let deployments = explain_deployments(items, now)?;
+    let all = list_items(&list)?.unwrap_or(std::slice::from_ref(&list));
+    let narrowed = match &options.deployment {
+        Some(wanted) => Some(narrowed_to_deployment(all, wanted)?),
+        None => None,
+    };
+    let items = narrowed.as_deref().unwrap_or(all);
+    // Explaining one ReplicaSet (`owner`) leaves the Deployments out.
+    let deployments = if options.owner.is_some() && options.deployment.is_none() {
+        explain_deployments(&[], now)?
+    } else {
+        explain_deployments(items, now)?
+    };
     let has_deployments = !deployments.deployments.is_empty();
-    let replica_sets = match explain_json(bytes, &options.explain_options()) {
+    let narrowed_text = match &narrowed {
+        Some(items) => Some(
+            serde_json::to_vec(
+                &serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items}),
+            )
+            .map_err(|e| Error::Malformed {
+                path: String::new(),
+                message: format!("cannot be written as JSON: {e}"),
+            })?,
+        ),
+        None => None,
+    };
+    let replica_sets = match explain_json(
+        narrowed_text.as_deref().unwrap_or(bytes),
+        &options.explain_options(),
+    ) {
         Ok(x) => Some(x),
         // A snapshot of Deployments without ReplicaSets yet has nothing else to explain.
         Err(Error::Missing { .. }) if has_deployments => None,
@@ -197,6 +230,58 @@ pub fn report(bytes: &[u8], options: &ReportOptions) -> Result<Report> {
         replica_sets,
         forecasts,
     })
+}
+
+/// The snapshot's items narrowed to the Deployment `wanted` names: that Deployment, the
+/// ReplicaSets whose controller reference is it (D-20: orphans it might adopt are left
+/// out), and every other item but Deployments and ReplicaSets (the pods).
+fn narrowed_to_deployment(items: &[Value], wanted: &str) -> Result<Vec<Value>> {
+    let meta = |i: usize, v: &Value| -> Result<ObjectMeta> {
+        crate::input::from_value(v.get("metadata").cloned().unwrap_or(Value::Null))
+            .map_err(|e| e.under(&format!("items[{i}].metadata")))
+    };
+    let kind = |v: &Value| v.get("kind").and_then(Value::as_str).map(str::to_owned);
+    let mut found: Option<ObjectMeta> = None;
+    let mut names = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        if kind(item).as_deref() == Some("Deployment") {
+            let m = meta(i, item)?;
+            names.push(m.key());
+            if found.is_none() && m.is_named(wanted) {
+                found = Some(m);
+            }
+        }
+    }
+    let Some(deployment) = found else {
+        return Err(Error::Config {
+            path: "deployment".into(),
+            message: format!(
+                "no Deployment named {} in the input; it has {}",
+                crate::error::quoted(wanted),
+                if names.is_empty() {
+                    "none".to_owned()
+                } else {
+                    names.join(", ")
+                }
+            ),
+        });
+    };
+    let mut out = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let keep = match kind(item).as_deref() {
+            Some("Deployment") => meta(i, item)?.key() == deployment.key(),
+            Some("ReplicaSet") => {
+                let m = meta(i, item)?;
+                m.namespace == deployment.namespace
+                    && m.controller_ref().is_some_and(|o| o.uid == deployment.uid)
+            }
+            _ => true,
+        };
+        if keep {
+            out.push(item.clone());
+        }
+    }
+    Ok(out)
 }
 
 /// The forecast of every Deployment of the snapshot, over the snapshot's ReplicaSets.

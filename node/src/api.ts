@@ -533,6 +533,15 @@ export function deploymentKeysForPodDeleted(pod: Pod, replicaSets: ReplicaSet[],
 }
 
 /**
+ * Do this deployment's sync and pod-deletion handling read pods? Only a Recreate
+ * deployment's do (D-61, D-114); for any other, pass no pods (`pods: []`) and the
+ * decisions are the same, without the cost of sending every pod of the namespace.
+ */
+export function deploymentReadsPods(deployment: KubeObject): boolean {
+  return guard("", () => raw.deploymentReadsPods(json(record(deployment, "deployment"), "deployment")));
+}
+
+/**
  * D-115: what the work queue does with the key after a sync that ended with `done`,
  * given how many times the key was requeued so far.
  */

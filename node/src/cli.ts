@@ -14,8 +14,9 @@ const USAGE = `usage: replicore <command> [options]
 The Kubernetes ReplicaSet controller's decisions, from the replicore engine.
 
 commands:
-  explain   what the controller would do now with \`kubectl get rs,pods -o json\` output,
-            and which pods a scale-down would delete first, and why
+  explain   what the controllers would do now with \`kubectl get deploy,rs,pods -o json\`
+            output (or with deploy/NAME, rs/NAME read from a cluster), and which pods a
+            scale-down would delete first, and why
   plan      the raw plan of one sync input, as JSON
   conform   judge the engine against the conformance vectors in a directory
   operator  run the ReplicaSet controller on a cluster (or the dev server), every decision
@@ -40,8 +41,7 @@ function run(args: string[]): number | Promise<number> {
   const [command, ...rest] = args;
   switch (command) {
     case "explain":
-      explainCommand(rest);
-      return 0;
+      return explainCommand(rest).then(() => 0);
     case "plan":
       planCommand(rest);
       return 0;

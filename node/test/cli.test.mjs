@@ -257,7 +257,7 @@ describe("bad input: one line, non-zero exit, no stack", () => {
   test("bad arguments", () => {
     assertOneLineError(run(["explain", "--bogus"]), { status: 2, match: /Unknown option '--bogus'.*replicore explain --help/ });
     assertOneLineError(run(["explain", "-f"]), { status: 2, match: /argument missing/ });
-    assertOneLineError(run(["explain", "stray", "-f", clusterFile]), { status: 2, match: /Unexpected argument 'stray'/ });
+    assertOneLineError(run(["explain", "stray", "-f", clusterFile]), { status: 2, match: /'stray': expected deploy\/NAME or rs\/NAME/ });
     assertOneLineError(run(["explain", "-f", join(tmp)]), { status: 1, match: /is a directory/ });
     assertOneLineError(run(["plan"]), { status: 2, match: /-f INPUT\.json is required/ });
     assertOneLineError(run(["conform"]), { status: 2, match: /DIR is required/ });
@@ -269,7 +269,7 @@ describe("bad input: one line, non-zero exit, no stack", () => {
 describe("commands and help", () => {
   test("--help per command", () => {
     for (const [command, usage] of [
-      ["explain", /^usage: replicore explain \[-f FILE\|-\] \[--replicas N\] \[--rs NAME\] \[--now TIME\]\n {24}\[--forecast \[--startup S\] \[--seed N\] \[--failing\]\] \[--json\]/],
+      ["explain", /^usage: replicore explain \[-f FILE\|-\] \[--replicas N\] \[--rs NAME\] \[--deployment NAME\]\n {24}\[--now TIME\] \[--forecast \[--startup S\] \[--seed N\] \[--failing\]\] \[--json\]\n {7}replicore explain deploy\/NAME\|rs\/NAME/],
       ["plan", /^usage: replicore plan -f INPUT\.json \[--config CONFIG\.json\]/],
       ["conform", /^usage: replicore conform DIR/],
     ]) {

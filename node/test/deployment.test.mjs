@@ -143,6 +143,29 @@ test("every recorded deployment-sync vector through runDeploymentSync: calls, ev
   assert.ok(calls >= 1000, `${calls} calls`);
 });
 
+test("deploymentReadsPods: every vector whose deployment reads no pods syncs the same without them", async () => {
+  let without = 0;
+  let recreate = 0;
+  for (const c of cases) {
+    const input = engineInput(c.input);
+    if (!input.deployment) continue;
+    if (replicore.deploymentReadsPods(input.deployment)) {
+      recreate++;
+      assert.equal(input.deployment.spec?.strategy?.type, "Recreate", c.name);
+      continue;
+    }
+    const a = fakeApi(c.input);
+    const withPods = await runDeploymentSync(input, a.host);
+    const b = fakeApi(c.input);
+    const noPods = await runDeploymentSync({ ...input, pods: [] }, b.host);
+    assert.deepEqual(noPods, withPods, c.name);
+    assert.deepEqual(b.actions, a.actions, c.name);
+    without++;
+  }
+  assert.ok(without >= 300 && recreate >= 20, `${without} without pods, ${recreate} Recreate`);
+  assert.throws(() => replicore.deploymentReadsPods(7), (e) => replicore.isReplicoreError(e) && e.path === "deployment");
+});
+
 test("an async host: the same result as a synchronous one", async () => {
   const c = cases.find((k) => k.expect.actions.length >= 3);
   const sync = fakeApi(c.input);

@@ -183,6 +183,17 @@ pub fn deployment_keys_for_pod_deleted(
     to_js(&on_pod_deleted(&pod, &replica_sets, &deployments, &pods))
 }
 
+/// `deploymentReadsPods(deploymentJson)`: do the sync and the pod-deletion handler of
+/// this deployment read pods? Only a Recreate one's do (D-61, D-114); for any other a
+/// host may pass no pods and the decisions are the same.
+#[wasm_bindgen(js_name = deploymentReadsPods)]
+pub fn deployment_reads_pods(
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<KubeObject>")] deployment: JsValue,
+) -> Result<bool, JsValue> {
+    let d: Deployment = object(&deployment, "deployment")?;
+    Ok(replicore::deployment::recreate::is_recreate(&d))
+}
+
 /// `deploymentQueueAction(doneJson, requeues)`: D-115, what the work queue does with the
 /// key after a sync that ended with `done`, given how often the key was requeued.
 #[wasm_bindgen(js_name = deploymentQueueAction, unchecked_return_type = "QueueAction")]

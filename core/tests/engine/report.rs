@@ -136,3 +136,96 @@ fn the_report_options_read_from_json_with_the_forecast_beside_explain() {
     assert_eq!(o.replicas, Some(3));
     assert_eq!(o.forecast.unwrap().seed, Some(9));
 }
+
+/// The example snapshot with a second Deployment `other` that controls one more
+/// ReplicaSet, `other-5f6d7c8b9`.
+fn two_deployments() -> Vec<u8> {
+    let mut list: serde_json::Value = serde_json::from_slice(&snapshot()).unwrap();
+    let items = list["items"].as_array_mut().unwrap();
+    let mut d = items
+        .iter()
+        .find(|i| i["kind"] == "Deployment")
+        .unwrap()
+        .clone();
+    d["metadata"]["name"] = "other".into();
+    d["metadata"]["uid"] = "other-uid".into();
+    let mut rs = items
+        .iter()
+        .find(|i| i["kind"] == "ReplicaSet")
+        .unwrap()
+        .clone();
+    rs["metadata"]["name"] = "other-5f6d7c8b9".into();
+    rs["metadata"]["uid"] = "other-rs-uid".into();
+    rs["metadata"]["ownerReferences"][0]["name"] = "other".into();
+    rs["metadata"]["ownerReferences"][0]["uid"] = "other-uid".into();
+    items.push(d);
+    items.push(rs);
+    serde_json::to_vec(&list).unwrap()
+}
+
+#[test]
+fn one_deployment_is_explained_with_the_replica_sets_it_controls() {
+    let bytes = two_deployments();
+    let all = report(&bytes, &ReportOptions::explain(ExplainOptions::at(now()))).unwrap();
+    assert_eq!(all.deployments.as_ref().unwrap().deployments.len(), 2);
+    assert_eq!(all.replica_sets.as_ref().unwrap().owners.len(), 5);
+
+    for wanted in ["gateway", "team-a/gateway"] {
+        let options = ReportOptions {
+            deployment: Some(wanted.into()),
+            ..ReportOptions::explain(ExplainOptions::at(now()))
+        };
+        let one = report(&bytes, &options).unwrap();
+        let d = &one.deployments.as_ref().unwrap().deployments;
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].name, "gateway");
+        let owners: Vec<&str> = one
+            .replica_sets
+            .as_ref()
+            .unwrap()
+            .owners
+            .iter()
+            .map(|o| o.name.as_str())
+            .collect();
+        assert_eq!(owners.len(), 4, "{owners:?}");
+        assert!(
+            owners.iter().all(|n| n.starts_with("gateway-")),
+            "{owners:?}"
+        );
+        // The same text as the snapshot of that Deployment alone.
+        let alone = report(
+            &snapshot(),
+            &ReportOptions::explain(ExplainOptions::at(now())),
+        )
+        .unwrap();
+        assert_eq!(render(&one), render(&alone));
+    }
+
+    let missing = ReportOptions {
+        deployment: Some("team-b/gateway".into()),
+        ..ReportOptions::explain(ExplainOptions::at(now()))
+    };
+    match report(&bytes, &missing) {
+        Err(Error::Config { path, message }) => {
+            assert_eq!(path, "deployment");
+            assert!(
+                message.contains("team-a/gateway, team-a/other"),
+                "{message}"
+            );
+        }
+        other => panic!("expected a Config error, got {other:?}"),
+    }
+}
+
+#[test]
+fn one_replica_set_is_explained_without_the_deployments() {
+    let options = ReportOptions {
+        owner: Some("gateway-68d987cf5".into()),
+        ..ReportOptions::explain(ExplainOptions::at(now()))
+    };
+    let r = report(&snapshot(), &options).unwrap();
+    assert!(r.deployments.is_none());
+    let owners = &r.replica_sets.as_ref().unwrap().owners;
+    assert_eq!(owners.len(), 1);
+    assert_eq!(owners[0].name, "gateway-68d987cf5");
+}

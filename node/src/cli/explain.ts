@@ -3,10 +3,13 @@
 
 import { explainReport, explainText, isReplicoreError, type ReportOptions, type ReplicoreError } from "../node.js";
 import { parseCommandArgs, stringValue } from "./args.js";
+import { parseTarget, readCluster } from "./cluster.js";
 import { CliError, describeInputError, emit, readInput, usageError, type Input } from "./io.js";
 
-export const EXPLAIN_USAGE = `usage: replicore explain [-f FILE|-] [--replicas N] [--rs NAME] [--now TIME]
-                        [--forecast [--startup S] [--seed N] [--failing]] [--json]
+export const EXPLAIN_USAGE = `usage: replicore explain [-f FILE|-] [--replicas N] [--rs NAME] [--deployment NAME]
+                        [--now TIME] [--forecast [--startup S] [--seed N] [--failing]] [--json]
+       replicore explain deploy/NAME|rs/NAME [-n NAMESPACE] [--kubeconfig FILE]
+                        [--context NAME] [other options as above]
 
 Explains what the Deployment and ReplicaSet controllers would do now with a cluster
 snapshot. Per Deployment: its revision, new and old ReplicaSets, maxSurge and
@@ -19,10 +22,22 @@ With --forecast, each Deployment's rollout is played forward (the engine's Deplo
 and ReplicaSet controllers over a seeded model of pod start-up): a step table, the total
 time, the peak pod count, the minimum availability, and where it would stall.
 
+Given deploy/NAME or rs/NAME, the snapshot is read from the cluster of the kubeconfig
+(read-only: the namespace's Deployments, ReplicaSets and pods, as \`kubectl get
+deploy,rs,pods -o json\` prints them) and that object is explained, with the same output.
+Installed as \`kubectl-replicore\` on PATH, it is also \`kubectl replicore explain ...\`.
+
   -f, --file FILE   the output of \`kubectl get deploy,rs,pods -o json\` (a v1 List, or a
                     JSON array of Lists); '-' or no -f reads stdin
   --replicas N      also preview a scale-down to N replicas
   --rs NAME         explain only this ReplicaSet (name or namespace/name)
+  --deployment NAME explain only this Deployment (name or namespace/name) and the
+                    ReplicaSets it controls
+  -n, --namespace NS  with deploy/NAME or rs/NAME: the namespace (default: the
+                    kubeconfig context's, else default)
+  --kubeconfig FILE with deploy/NAME or rs/NAME: the kubeconfig (default: $KUBECONFIG,
+                    ~/.kube/config, or in-cluster)
+  --context NAME    with deploy/NAME or rs/NAME: the kubeconfig context
   --now TIME        the controller clock, RFC 3339 (default: the system clock)
   --forecast        play each Deployment's rollout forward
   --startup S       forecast: seconds from a pod's creation to ready (default 10)
@@ -34,12 +49,18 @@ time, the peak pod count, the minimum availability, and where it would stall.
 examples:
   kubectl get rs,pods -n shop -o json | replicore explain --replicas 3
   kubectl get deploy,rs,pods -n shop -o json | replicore explain --forecast
+  replicore explain deploy/web -n shop --forecast
+  kubectl replicore explain rs/web-7d9f8b6c5d -n shop --replicas 3
 `;
 
 const OPTIONS = {
   file: { type: "string", short: "f" },
   replicas: { type: "string" },
   rs: { type: "string" },
+  deployment: { type: "string" },
+  namespace: { type: "string", short: "n" },
+  kubeconfig: { type: "string" },
+  context: { type: "string" },
   now: { type: "string" },
   forecast: { type: "boolean" },
   startup: { type: "string" },
@@ -48,8 +69,8 @@ const OPTIONS = {
   json: { type: "boolean" },
 } as const;
 
-export function explainCommand(args: string[]): void {
-  const p = parseCommandArgs("explain", args, OPTIONS);
+export async function explainCommand(args: string[]): Promise<void> {
+  const p = parseCommandArgs("explain", args, OPTIONS, 1);
   if (p.values.help) return emit(EXPLAIN_USAGE);
 
   const options: ReportOptions = { now: stringValue(p, "now") ?? nowWholeSeconds() };
@@ -63,6 +84,8 @@ export function explainCommand(args: string[]): void {
   }
   const rs = stringValue(p, "rs");
   if (rs !== undefined) options.owner = rs;
+  const deployment = stringValue(p, "deployment");
+  if (deployment !== undefined) options.deployment = deployment;
   const startup = stringValue(p, "startup");
   const seed = stringValue(p, "seed");
   if (p.values.forecast) {
@@ -82,15 +105,35 @@ export function explainCommand(args: string[]): void {
   }
 
   const file = stringValue(p, "file");
-  if (file === undefined && process.stdin.isTTY) {
-    throw usageError("no input: give -f FILE, or pipe `kubectl get rs,pods -o json` into it", "explain");
+  const positional = p.positionals[0];
+  let input: Input;
+  if (positional !== undefined) {
+    const target = parseTarget(positional);
+    if (file !== undefined) throw usageError(`give -f FILE or ${positional}, not both`, "explain");
+    if (rs !== undefined || deployment !== undefined) throw usageError(`--rs and --deployment go with -f; ${positional} names the object`, "explain");
+    const cluster = await readCluster(target, {
+      ...(stringValue(p, "namespace") !== undefined ? { namespace: stringValue(p, "namespace") as string } : {}),
+      ...(stringValue(p, "kubeconfig") !== undefined ? { kubeconfig: stringValue(p, "kubeconfig") as string } : {}),
+      ...(stringValue(p, "context") !== undefined ? { context: stringValue(p, "context") as string } : {}),
+    });
+    const key = `${cluster.namespace}/${target.name}`;
+    if (target.kind === "Deployment") options.deployment = key;
+    else options.owner = key;
+    input = { name: cluster.source, text: cluster.text };
+  } else {
+    for (const flag of ["namespace", "kubeconfig", "context"]) {
+      if (stringValue(p, flag) !== undefined) throw usageError(`--${flag} goes with deploy/NAME or rs/NAME (reading from a cluster)`, "explain");
+    }
+    if (file === undefined && process.stdin.isTTY) {
+      throw usageError("no input: give -f FILE, deploy/NAME or rs/NAME, or pipe `kubectl get deploy,rs,pods -o json` into it", "explain");
+    }
+    input = readInput(file ?? "-");
   }
-  const input = readInput(file ?? "-");
   let out: string;
   try {
     out = p.values.json ? JSON.stringify(explainReport(input.text, options), null, 2) + "\n" : explainText(input.text, options);
   } catch (e) {
-    if (isReplicoreError(e)) throw new CliError(describe(input, e, options.forecast !== undefined), e.path === "options.now" ? 2 : 1);
+    if (isReplicoreError(e)) throw new CliError(describe(input, e, options.forecast !== undefined, positional), e.path === "options.now" ? 2 : 1);
     throw e;
   }
   emit(out);
@@ -102,13 +145,15 @@ function nowWholeSeconds(): string {
 }
 
 /** The engine's error in the terms of this command: options by their flags, input errors by file. */
-function describe(input: Input, e: ReplicoreError, forecast: boolean): string {
+function describe(input: Input, e: ReplicoreError, forecast: boolean, positional: string | undefined): string {
   const rest = (prefix: string) => (e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message);
   switch (e.path) {
     case "options.now":
       return `--now: ${rest("options.now: ")}`;
     case "owner":
-      return `--rs: ${rest("owner: ")}`;
+      return `${positional ?? "--rs"}: ${rest("owner: ")}`;
+    case "deployment":
+      return `${positional ?? "--deployment"}: ${rest("deployment: ")}`;
     case "replicas":
     case "options.replicas":
       return `--replicas: ${rest(`${e.path}: `)}`;

@@ -157,6 +157,22 @@ export function defaultDeployment(o: JsonObject): void {
   defaultPodTemplateSpec(child(template, "spec"));
 }
 
+/** The defaults node/deploy/crd-replicadeployment.yaml's schema gives a ReplicaDeployment. */
+export function defaultReplicaDeployment(o: JsonObject): void {
+  const spec = child(o, "spec");
+  setDefault(spec, "replicas", 1);
+  // A schema default applies where its parent exists: the whole strategy when absent,
+  // the rollingUpdate fields when it is given.
+  if (!isObject(spec["strategy"])) spec["strategy"] = { type: "RollingUpdate", rollingUpdate: { maxSurge: "25%", maxUnavailable: "25%" } };
+  const ru = (spec["strategy"] as JsonObject)["rollingUpdate"];
+  if (isObject(ru)) {
+    if (ru["maxUnavailable"] === undefined) ru["maxUnavailable"] = "25%";
+    if (ru["maxSurge"] === undefined) ru["maxSurge"] = "25%";
+  }
+  if (spec["revisionHistoryLimit"] === undefined) spec["revisionHistoryLimit"] = 10;
+  if (spec["progressDeadlineSeconds"] === undefined) spec["progressDeadlineSeconds"] = 600;
+}
+
 // -- validation ----------------------------------------------------------------------------
 
 /** One field.Error of kube-apiserver's validation. */

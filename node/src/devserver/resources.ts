@@ -1,7 +1,7 @@
 // The resources the fake API server serves, and the discovery documents kubectl and
 // client-node read (/api, /apis, /api/v1, /apis/<group>/<version>).
 
-import { defaultDeployment, validateDeployment, type FieldError } from "./deployments.js";
+import { defaultDeployment, defaultReplicaDeployment, validateDeployment, type FieldError } from "./deployments.js";
 import type { JsonObject } from "./patch.js";
 
 export interface ResourceType {
@@ -82,6 +82,22 @@ export const RESOURCES: ResourceType[] = [
     scale: true,
     generation: true,
     categories: ["all"],
+  },
+  {
+    // node/deploy/crd-replicadeployment.yaml: a Deployment-shaped custom resource (the
+    // CRD's schema defaults; status writes keep only the status, as a CRD's do).
+    group: "replicore.dev",
+    version: "v1alpha1",
+    plural: "replicadeployments",
+    singular: "replicadeployment",
+    kind: "ReplicaDeployment",
+    namespaced: true,
+    shortNames: ["rd"],
+    status: true,
+    scale: true,
+    generation: true,
+    categories: ["all"],
+    admission: { defaults: defaultReplicaDeployment, validate: () => [] },
   },
 ];
 

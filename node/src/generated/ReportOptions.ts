@@ -18,6 +18,12 @@ now: Time,
  */
 replicas?: number, 
 /**
- * Explain only the ReplicaSet with this name (or `namespace/name`).
+ * Explain only the ReplicaSet with this name (or `namespace/name`), and no
+ * Deployment.
  */
-owner?: string, config?: Config, forecast?: ForecastRequest, };
+owner?: string, 
+/**
+ * Explain (and forecast) only the Deployment with this name (or `namespace/name`),
+ * with the ReplicaSets it controls.
+ */
+deployment?: string, config?: Config, forecast?: ForecastRequest, };

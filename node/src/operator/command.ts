@@ -8,6 +8,10 @@ import { parseCommandArgs, stringValue, type Parsed } from "../cli/args.js";
 import { CliError, emit, usageError } from "../cli/io.js";
 import { Access, describe, remedy, type Denial } from "./access.js";
 import { Controller } from "./controller.js";
+import { DeploymentController } from "./deployment-controller.js";
+import { EventRecorder } from "./recorder.js";
+import type { Informer } from "./informer.js";
+import type { KubeObject } from "./deployment-engine.js";
 import { clients, loadKubeConfig, parseOwner } from "./kube.js";
 import { DEFAULT_LEASE, LeaderElector } from "./leader.js";
 import { makeLogger, type Level } from "./log.js";
@@ -16,9 +20,13 @@ import { Metrics, serveOps } from "./metrics.js";
 
 export const OPERATOR_USAGE = `usage: replicore operator [options]
 
-The ReplicaSet controller, every decision the engine's: watches the owners and their pods,
-adopts and releases, creates in slow-start batches, deletes the engine's ranked victims,
-writes status and events. One replica acts at a time (a coordination.k8s.io/v1 Lease).
+The ReplicaSet and Deployment controllers, as kube-controller-manager runs them, every
+decision the engine's. The ReplicaSet controller watches the owners and their pods, adopts
+and releases, creates in slow-start batches, deletes the engine's ranked victims, writes
+status and events. The Deployment controller runs the engine's sync of each Deployment:
+it creates, scales and cleans up its ReplicaSets within maxSurge/maxUnavailable, rolls
+back, writes the status and conditions, and looks again at the progress deadline. One
+replica acts at a time (a coordination.k8s.io/v1 Lease).
 
 connection:
   --kubeconfig FILE       kubeconfig (default: $KUBECONFIG, ~/.kube/config, or in-cluster)
@@ -28,11 +36,20 @@ connection:
                           kube-controller-manager; 0 = no limit)
   --kube-api-burst N      requests at once after a quiet spell (default 30)
 what it manages:
+  --controllers LIST      replicaset, deployment, or both (default replicaset,deployment)
   --owner G/V/Kind        the owner resource (default apps/v1/ReplicaSet); a ReplicaSet-
                           shaped custom resource, e.g. replicore.dev/v1alpha1/ReplicaPool
   --owner-plural NAME     its plural, if not the lowercased kind + "s"
   --burst-replicas N      creates or deletes per sync (default 500)
-  --workers N             concurrent syncs (default 5)
+  --workers N             concurrent syncs of owners (default 5)
+  --deployment-owner G/V/Kind
+                          the Deployment resource (default apps/v1/Deployment); a
+                          Deployment-shaped custom resource, e.g.
+                          replicore.dev/v1alpha1/ReplicaDeployment, whose ReplicaSets
+                          are the --owner resource (e.g. ReplicaPools)
+  --deployment-owner-plural NAME
+                          its plural, if not the lowercased kind + "s"
+  --deployment-workers N  concurrent syncs of Deployments (default 5)
 leader election:
   --no-leader-elect       act without a lease (a single replica only)
   --lease-namespace NS    (default: $POD_NAMESPACE, else "replicore-system", where
@@ -101,6 +118,10 @@ export async function operatorCommand(args: string[]): Promise<number> {
     "kube-api-burst": { type: "string" },
     owner: { type: "string" },
     "owner-plural": { type: "string" },
+    controllers: { type: "string" },
+    "deployment-owner": { type: "string" },
+    "deployment-owner-plural": { type: "string" },
+    "deployment-workers": { type: "string" },
     "burst-replicas": { type: "string" },
     workers: { type: "string" },
     "no-leader-elect": { type: "boolean" },
@@ -121,12 +142,21 @@ export async function operatorCommand(args: string[]): Promise<number> {
   const level = (stringValue(p, "log-level") ?? "info") as Level;
   if (!["debug", "info", "warn", "error"].includes(level)) throw usageError(`--log-level: expected debug, info, warn or error, got '${level}'`, "operator");
   let owner;
+  let deploymentOwner;
   try {
     owner = parseOwner(stringValue(p, "owner") ?? "apps/v1/ReplicaSet", stringValue(p, "owner-plural"));
+    deploymentOwner = parseOwner(stringValue(p, "deployment-owner") ?? "apps/v1/Deployment", stringValue(p, "deployment-owner-plural"));
   } catch (e) {
     throw usageError((e as Error).message, "operator");
   }
+  const selected = (stringValue(p, "controllers") ?? "replicaset,deployment").split(",").map((c) => c.trim());
+  for (const c of selected) {
+    if (c !== "replicaset" && c !== "deployment") throw usageError(`--controllers: expected replicaset, deployment or both (comma-separated), got '${c}'`, "operator");
+  }
+  const runReplicaSets = selected.includes("replicaset");
+  const runDeployments = selected.includes("deployment");
   const workers = count(p, "workers", 5, 1);
+  const deploymentWorkers = count(p, "deployment-workers", 5, 1);
   const burst = count(p, "burst-replicas", 500, 1);
   const lease = {
     leaseDurationMs: duration(p, "lease-duration", DEFAULT_LEASE.leaseDurationMs),
@@ -174,6 +204,10 @@ export async function operatorCommand(args: string[]): Promise<number> {
         log,
       );
   let running = false;
+  const mayWrite = (): boolean => running && (elector ? elector.isLeader() : true);
+  const leaderInfo = (): Record<string, unknown> => (elector ? { sinceRenewMs: elector.sinceRenewMs() } : {});
+  // One event recorder (and correlator) for the process, as kube-controller-manager's broadcaster.
+  const recorder = new EventRecorder(api, log, metrics);
   const controller = new Controller({
     clients: api,
     owner,
@@ -181,11 +215,38 @@ export async function operatorCommand(args: string[]): Promise<number> {
     config: { burstReplicas: burst, ownerKind: { apiVersion: owner.apiVersion, kind: owner.kind } },
     log,
     metrics,
-    mayWrite: () => running && (elector ? elector.isLeader() : true),
-    leaderInfo: () => (elector ? { sinceRenewMs: elector.sinceRenewMs() } : {}),
+    mayWrite,
+    leaderInfo,
     identity,
     access,
+    recorder,
   });
+  const deployments = new DeploymentController({
+    clients: api,
+    deployment: deploymentOwner,
+    replicaSet: owner,
+    workers: deploymentWorkers,
+    log,
+    metrics,
+    recorder,
+    mayWrite,
+    leaderInfo,
+    access,
+  });
+  const startInformers = async (): Promise<void> => {
+    if (runReplicaSets) await controller.startInformers();
+    // Both controllers on the same ReplicaSet resource: one pod cache and one ReplicaSet cache.
+    const shared = controller.informers() as { pods: Informer<KubeObject>; owners: Informer<KubeObject> } | undefined;
+    if (runDeployments) await deployments.startInformers(shared ? { pods: shared.pods, replicaSets: shared.owners } : undefined);
+  };
+  const stopInformers = async (): Promise<void> => {
+    await controller.stopInformers();
+    await deployments.stopInformers();
+  };
+  const shutDownQueues = (): void => {
+    controller.queue.shutDown();
+    deployments.queue.shutDown();
+  };
 
   const ops = await serveOps(
     metrics,
@@ -195,7 +256,14 @@ export async function operatorCommand(args: string[]): Promise<number> {
     // Ready: leading (or no election) and every permission needed so far granted.
     () => running && access.denials().length === 0,
   );
-  log.info("serving metrics and health", { url: ops.url, owner: `${owner.apiVersion}/${owner.kind}`, workers, server: kc.getCurrentCluster()?.server });
+  log.info("serving metrics and health", {
+    url: ops.url,
+    controllers: selected,
+    owner: `${owner.apiVersion}/${owner.kind}`,
+    ...(runDeployments ? { deploymentOwner: `${deploymentOwner.apiVersion}/${deploymentOwner.kind}` } : {}),
+    workers,
+    server: kc.getCurrentCluster()?.server,
+  });
 
   let stopping: ((why: string) => void) | undefined;
   const stopped = new Promise<string>((resolve) => (stopping = resolve));
@@ -210,8 +278,8 @@ export async function operatorCommand(args: string[]): Promise<number> {
     elector?.stop();
     // Held already (the lists were refused): give it up, so a standby need not wait.
     await elector?.release().catch(() => {});
-    controller.queue.shutDown();
-    await controller.stopInformers().catch(() => {});
+    shutDownQueues();
+    await stopInformers().catch(() => {});
     ops.server.closeAllConnections();
     ops.server.close();
     // Timers of the API client and the elector must not keep the process.
@@ -232,29 +300,31 @@ export async function operatorCommand(args: string[]): Promise<number> {
   }
   running = true;
   const lost = elector ? elector.renewLoop() : new Promise<"stopped">(() => {});
-  const synced = await Promise.race([controller.startInformers().then(() => undefined), startDenied]);
+  const synced = await Promise.race([startInformers().then(() => undefined), startDenied]);
   if (synced !== undefined) return refuse(synced);
   // From here a denial is logged and keeps /readyz at 503 until the request succeeds.
   access.onDenied = (d) => {
     metrics.errors.inc({ where: "permission" });
     log.error("not permitted", denialFields(d));
   };
-  controller.startWorkers();
-  log.info("operator running", { workers });
+  if (runReplicaSets) controller.startWorkers();
+  if (runDeployments) deployments.startWorkers();
+  log.info("operator running", { controllers: selected, workers, ...(runDeployments ? { deploymentWorkers } : {}) });
 
   const why = await Promise.race([stopped, lost]);
   if (why === "lost") {
     running = false;
     metrics.leader.set(0);
-    controller.queue.shutDown();
+    shutDownQueues();
     log.error("lost the lease: all work stopped; exiting");
     ops.server.close();
     // Like kube-controller-manager: exit, so a restart starts clean as a candidate.
     process.exit(1);
   }
   log.info("shutting down", { signal: why });
-  await controller.drain();
-  await controller.stopInformers();
+  await Promise.all([controller.drainWorkers(), deployments.drainWorkers()]);
+  await recorder.drain();
+  await stopInformers();
   running = false;
   elector?.stop();
   await elector?.release();

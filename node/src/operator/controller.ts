@@ -3,12 +3,13 @@
 // Every decision (what to adopt, create, delete, which status, what to expect, when to
 // look again) is the engine's (./engine.ts); this module performs the calls.
 
-import { ApiException, type CoreV1Event, type KubernetesListObject, type V1Pod, type V1ReplicaSet } from "@kubernetes/client-node";
-import { Engine, type Correlation, type EventToRecord, type CallResult, type Completion, type Expectations, type ExpectationsChange, type Pod, type ReplicaSet, type SyncOutcome, type SyncPlan } from "./engine.js";
+import type { KubernetesListObject, V1Pod, V1ReplicaSet } from "@kubernetes/client-node";
+import { Engine, type CallResult, type Completion, type Expectations, type ExpectationsChange, type Pod, type ReplicaSet, type SyncOutcome, type SyncPlan } from "./engine.js";
 import { Informer, type InformerEvent } from "./informer.js";
 import { trimPod } from "./transform.js";
 import type { Access } from "./access.js";
-import { apiError, isNotFound, patchOptions, type Clients, type OwnerResource } from "./kube.js";
+import { EventRecorder } from "./recorder.js";
+import { apiError, patchOptions, type Clients, type OwnerResource } from "./kube.js";
 import type { Logger } from "./log.js";
 import type { Metrics } from "./metrics.js";
 import { ControllerRateLimiter, WorkQueue, type RateLimiterOptions } from "./queue.js";
@@ -30,24 +31,21 @@ export interface ControllerOptions {
   watchBackoffMs?: { min: number; max: number };
   /** Told of watch denials (the API clients report every other answer themselves). */
   access?: Access;
+  /** The process's event recorder (one is made when not given). */
+  recorder?: EventRecorder;
 }
 
-class NotLeader extends Error {
+export class NotLeader extends Error {
   constructor() {
     super("not the leader: stopping before any further write");
   }
 }
 
 /** How soon a sync abandoned for want of the Lease is tried again (ms). */
-const NOT_LEADER_RETRY_MS = 1000;
+export const NOT_LEADER_RETRY_MS = 1000;
 
-/** client-go's broadcaster queue (`maxQueuedEvents`): events beyond it are dropped. */
-const MAX_QUEUED_EVENTS = 1000;
 /** The event source kube-controller-manager's ReplicaSet controller records as. */
 const EVENT_SOURCE_COMPONENT = "replicaset-controller";
-/** client-go's `maxTriesPerEvent` and `defaultSleepDuration` (ms) for events it cannot send. */
-const EVENT_MAX_TRIES = 12;
-const EVENT_RETRY_MS = 10_000;
 
 type Consistency = { uid: string; pods?: string; owner?: string };
 
@@ -70,18 +68,14 @@ export class Controller {
   readonly queue: WorkQueue;
   private readonly expectations = new Map<string, Expectations>();
   private readonly consistency = new Map<string, Consistency>();
-  private readonly pending = new Set<Promise<unknown>>();
+  private readonly recorder: EventRecorder;
   private podInformer: Informer<V1Pod> | undefined;
   private ownerInformer: Informer<V1ReplicaSet> | undefined;
   private workers: Promise<void>[] = [];
-  /** Events are written one at a time, in the order recorded (client-go's broadcaster). */
-  private eventChain: Promise<void> = Promise.resolve();
-  private queuedEvents = 0;
-  private stopping = false;
-  private readonly sleepers = new Set<() => void>();
 
   constructor(private readonly o: ControllerOptions) {
     this.engine = new Engine(o.config);
+    this.recorder = o.recorder ?? new EventRecorder(o.clients, o.log, o.metrics);
     this.queue = new WorkQueue(new ControllerRateLimiter(o.rateLimits), {
       depth: (n) => o.metrics.queueDepth.set(n),
       retry: () => o.metrics.retries.inc(),
@@ -219,19 +213,20 @@ export class Controller {
     }
   }
 
-  /** Stops taking keys and waits for the syncs and event writes in flight. */
-  async drain(): Promise<void> {
+  /** Stops taking keys and waits for the syncs in flight (the recorder is drained by its maker). */
+  async drainWorkers(): Promise<void> {
     this.queue.shutDown();
     await Promise.allSettled(this.workers);
-    // Event writes still waiting to retry give up now (client-go's broadcaster shutdown).
-    this.stopping = true;
-    for (const wake of [...this.sleepers]) wake();
-    await Promise.allSettled([...this.pending]);
   }
 
   private watchFailed(err: unknown, path: string): void {
     this.o.metrics.errors.inc({ where: "watch" });
     this.o.access?.observeWatchError(err, path);
+  }
+
+  /** The pod and owner informers, once started, for a controller that shares their caches. */
+  informers(): { pods: Informer<V1Pod>; owners: Informer<V1ReplicaSet> } | undefined {
+    return this.podInformer && this.ownerInformer ? { pods: this.podInformer, owners: this.ownerInformer } : undefined;
   }
 
   async stopInformers(): Promise<void> {
@@ -472,115 +467,19 @@ export class Controller {
     return false;
   }
 
-  /**
-   * Records an event as kube-controller-manager's recorder does: queued (at most 1000,
-   * further ones dropped, as client-go's broadcaster), then, one at a time and in order,
-   * correlated by the engine (similar events combined, repeats counted on one Event by a
-   * strategic merge PATCH, the per-object spam filter) and written as it says.
-   */
+  /** Records an event on the owner through the process's recorder (./recorder.ts). */
   private recordEvent(owner: ReplicaSet, ev: KubeEvent): void {
-    if (this.queuedEvents >= MAX_QUEUED_EVENTS) {
-      this.o.metrics.errors.inc({ where: "event" });
-      this.o.log.warn("event not recorded: too many queued events", { reason: ev.reason });
-      return;
-    }
-    const now = new Date();
-    const event: EventToRecord = {
-      involvedObject: {
+    this.recorder.record(
+      {
         kind: this.o.owner.kind,
+        apiVersion: this.o.owner.apiVersion,
         namespace: owner.metadata?.namespace ?? "",
         name: owner.metadata?.name ?? "",
         ...(owner.metadata?.uid ? { uid: owner.metadata.uid } : {}),
-        apiVersion: this.o.owner.apiVersion,
         ...(owner.metadata?.resourceVersion ? { resourceVersion: owner.metadata.resourceVersion } : {}),
       },
-      type: ev.type,
-      reason: ev.reason,
-      message: ev.message,
-      source: { component: EVENT_SOURCE_COMPONENT },
-    };
-    this.queuedEvents++;
-    const p = this.eventChain
-      .then(() => this.writeEvent(event, now))
-      .finally(() => {
-        this.queuedEvents--;
-        this.pending.delete(p);
-      });
-    this.eventChain = p;
-    this.pending.add(p);
-  }
-
-  /** One event through the engine's correlator and to the API server (never rejects). */
-  private async writeEvent(event: EventToRecord, now: Date): Promise<void> {
-    let d: Correlation;
-    try {
-      d = this.engine.correlateEvent(event, now);
-    } catch (e) {
-      this.o.metrics.errors.inc({ where: "event" });
-      this.o.log.warn("event not recorded", { reason: event.reason, error: (e as Error).message });
-      return;
-    }
-    if (d.action === "drop") {
-      this.o.log.debug("event dropped by the spam filter", { reason: event.reason, object: event.involvedObject.name });
-      return;
-    }
-    const core = this.o.clients.core;
-    const create = (e: typeof d.event): Promise<CoreV1Event> =>
-      // The timestamps are RFC 3339 text already; client-node passes non-Date values through.
-      core.createNamespacedEvent({ namespace: e.metadata.namespace, body: e as unknown as CoreV1Event });
-    // client-go's recordToSink: an answer from the server (any status) is final; a
-    // failure to reach it is tried again, up to 12 tries, 10 s apart (the first wait a
-    // random part of that), until the controller stops.
-    for (let tries = 1; ; tries++) {
-      try {
-        let written: CoreV1Event;
-        if (d.action === "patch") {
-          try {
-            written = await core.patchNamespacedEvent(
-              { namespace: d.namespace, name: d.name, body: d.patch },
-              patchOptions("application/strategic-merge-patch+json"),
-            );
-          } catch (e) {
-            // client-go's recordEvent: a repeat of an Event the server does not have is created.
-            if (!isNotFound(e)) throw e;
-            written = await create(d.event);
-          }
-        } else {
-          written = await create(d.event);
-        }
-        this.eventWritten(written, event.reason);
-        return;
-      } catch (e) {
-        if (e instanceof ApiException || tries >= EVENT_MAX_TRIES || this.stopping) {
-          this.o.metrics.errors.inc({ where: "event" });
-          this.o.log.warn("event not recorded", { reason: event.reason, tries, error: apiError(e).message });
-          return;
-        }
-        this.o.log.warn("event write failed; will retry", { reason: event.reason, tries, error: apiError(e).message });
-        await this.pause(tries === 1 ? Math.random() * EVENT_RETRY_MS : EVENT_RETRY_MS);
-      }
-    }
-  }
-
-  /** The server's answer back to the correlator (client-go's UpdateState); written is written. */
-  private eventWritten(written: CoreV1Event, reason: string | undefined): void {
-    try {
-      this.engine.eventWritten(written);
-    } catch (e) {
-      this.o.log.warn("the event correlator cannot read the written Event", { reason, error: (e as Error).message });
-    }
-  }
-
-  /** Waits `ms`, or less if the controller stops meanwhile. */
-  private pause(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const wake = (): void => {
-        clearTimeout(timer);
-        this.sleepers.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      this.sleepers.add(wake);
-    });
+      ev,
+      EVENT_SOURCE_COMPONENT,
+    );
   }
 }

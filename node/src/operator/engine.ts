@@ -4,16 +4,14 @@
 // (a ReplicoreError) and keeps what it had, so a malformed pod never reaches a plan.
 // Besides the store, this module keeps the owners as the informer delivered them (the
 // operator needs their metadata for status writes and events) and nothing else; the host
-// keeps the expectations, the clock and the API calls.
+// keeps the expectations, the clock and the API calls (events: ./recorder.ts).
 
-import { EventCorrelator, Store, abandonedExpectations, applyExpectations, expectationsSatisfied, nextBatch } from "../node.js";
+import { Store, abandonedExpectations, applyExpectations, expectationsSatisfied, nextBatch } from "../node.js";
 import type {
   CallResult,
   ClaimOutcome,
   Completion,
   Config,
-  Correlation,
-  EventToRecord,
   CreatePlan,
   EventDecision,
   Expectations,
@@ -27,7 +25,7 @@ import type {
   WatchEvent,
 } from "../api.js";
 
-export type { CallResult, ClaimOutcome, Completion, Config, Correlation, EventToRecord, EventDecision, Expectations, ExpectationsChange, Manage, Pod, ReplicaSet, SyncOutcome, SyncPlan };
+export type { CallResult, ClaimOutcome, Completion, Config, EventDecision, Expectations, ExpectationsChange, Manage, Pod, ReplicaSet, SyncOutcome, SyncPlan };
 
 export interface PlanOptions {
   now: Date;
@@ -39,21 +37,9 @@ export interface PlanOptions {
 export class Engine {
   private readonly store: Store;
   private readonly owners = new Map<string, ReplicaSet>();
-  /** The event recorder's correlator (client-go's EventCorrelator): one per process. */
-  private readonly correlator = new EventCorrelator();
 
   constructor(readonly config: Config = {}) {
     this.store = new Store(config);
-  }
-
-  /** How the recorder writes an event recorded at `now`: create, patch, or drop. */
-  correlateEvent(event: EventToRecord, now: Date): Correlation {
-    return this.correlator.correlate(event, now);
-  }
-
-  /** The Event the server returned for a create or patch (client-go's UpdateState). */
-  eventWritten(event: object): void {
-    this.correlator.written(event);
   }
 
   /** The owner as last delivered by its informer (and accepted by the store). */
@@ -128,6 +114,5 @@ export class Engine {
 
   free(): void {
     this.store.free();
-    this.correlator.free();
   }
 }

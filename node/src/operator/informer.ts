@@ -38,6 +38,7 @@ function keyOf(o: KubernetesObject): string {
 export class Informer<T extends KubernetesObject> {
   private readonly lw: ListWatch<T>;
   private readonly last = new Map<string, T>();
+  private readonly listeners: Array<(e: InformerEvent<T>) => void> = [];
   private synced = false;
   private stopped = false;
   private backoff: number;
@@ -83,17 +84,30 @@ export class Informer<T extends KubernetesObject> {
   private deliver(obj: T, deleted: boolean): void {
     const key = keyOf(obj);
     const old = this.last.get(key);
-    try {
-      if (deleted) {
-        this.last.delete(key);
-        this.o.onEvent({ type: "deleted", object: obj });
-      } else {
-        this.last.set(key, obj);
-        this.o.onEvent(old ? { type: "updated", old, object: obj } : { type: "added", object: obj });
-      }
-    } catch (e) {
-      this.o.log.error("event handler failed", { informer: this.o.name, key, error: (e as Error).message });
+    let event: InformerEvent<T>;
+    if (deleted) {
+      this.last.delete(key);
+      event = { type: "deleted", object: obj };
+    } else {
+      this.last.set(key, obj);
+      event = old ? { type: "updated", old, object: obj } : { type: "added", object: obj };
     }
+    for (const handle of [this.o.onEvent, ...this.listeners]) {
+      try {
+        handle(event);
+      } catch (e) {
+        this.o.log.error("event handler failed", { informer: this.o.name, key, error: (e as Error).message });
+      }
+    }
+  }
+
+  /**
+   * Another handler of this informer's events from now on (a second controller sharing
+   * its cache, as client-go's shared informers are): it reads what was delivered before
+   * from {@link Informer.items}.
+   */
+  subscribe(handle: (e: InformerEvent<T>) => void): void {
+    this.listeners.push(handle);
   }
 
   private failed(err: unknown): void {
@@ -137,6 +151,16 @@ export class Informer<T extends KubernetesObject> {
     const first = this.run();
     await this.firstSync;
     await first;
+  }
+
+  /** The cached object of key `namespace/name`. */
+  get(key: string): T | undefined {
+    return this.last.get(key);
+  }
+
+  /** The cached objects. */
+  items(): IterableIterator<T> {
+    return this.last.values();
   }
 
   /** Objects in the cache. */

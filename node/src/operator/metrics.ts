@@ -33,10 +33,12 @@ export class Metrics {
       this.set(wasmMemoryBytes());
     },
   });
-  /** Set by the controller once its informers exist. */
+  /** Set by the ReplicaSet controller once its informers exist. */
   cacheSizes: () => Record<string, number> = () => ({});
+  /** Set by the Deployment controller once its informers exist (labels prefixed "deployment/"). */
+  deploymentCacheSizes: () => Record<string, number> = () => ({});
   readonly cached = (() => {
-    const sizes = (): Record<string, number> => this.cacheSizes();
+    const sizes = (): Record<string, number> => ({ ...this.cacheSizes(), ...this.deploymentCacheSizes() });
     return new Gauge({
       name: "replicore_informer_objects",
       help: "Objects in the informers' caches",
@@ -48,11 +50,35 @@ export class Metrics {
     });
   })();
 
+  // The Deployment controller's own (its queue and syncs are apart from the ReplicaSet controller's).
+  readonly deploymentSyncs = new Counter({
+    name: "replicore_deployment_syncs_total",
+    help: "Syncs of a Deployment by result (ok; error: the sync returned an error; aborted: not the leader or an internal failure)",
+    labelNames: ["result"] as const,
+    registers: [this.registry],
+  });
+  readonly deploymentSyncDuration = new Histogram({
+    name: "replicore_deployment_sync_duration_seconds",
+    help: "Duration of one sync of a Deployment (the engine's steps and their API calls)",
+    labelNames: ["result"] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+  readonly deploymentQueueDepth = new Gauge({ name: "replicore_deployment_workqueue_depth", help: "Deployment keys waiting in the work queue", registers: [this.registry] });
+  readonly deploymentRetries = new Counter({ name: "replicore_deployment_workqueue_retries_total", help: "Rate-limited re-adds of a Deployment key", registers: [this.registry] });
+  readonly deploymentCalls = new Counter({
+    name: "replicore_deployment_api_calls_total",
+    help: "API calls the engine's Deployment syncs asked for, by call and result",
+    labelNames: ["call", "result"] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
     for (const r of ["ok", "error"]) {
       this.creates.inc({ result: r }, 0);
       this.deletes.inc({ result: r }, 0);
+      this.deploymentSyncs.inc({ result: r }, 0);
     }
   }
 }
