@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 generate() {
-  REPLICORE_TS_OUT="$1" cargo test -q -p replicore --locked --profile ci --features ts --test ts_types >/dev/null
+  REPLICORE_TS_OUT="$1" cargo test -q -p replicore --locked --profile ci --features ts,explain --test ts_types >/dev/null
 }
 
 case "${1:-}" in

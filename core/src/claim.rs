@@ -12,6 +12,7 @@ pub const STRATEGIC_MERGE_PATCH: &str = "application/strategic-merge-patch+json"
 
 /// What claiming does with one pod.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub enum ClaimKind {
     /// set this owner as the pod's controller.
@@ -22,6 +23,7 @@ pub enum ClaimKind {
 
 /// A patch the host sends to a pod (`PATCH /api/v1/namespaces/{ns}/pods/{name}`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ClaimAction {
     pub kind: ClaimKind,
@@ -35,6 +37,7 @@ pub struct ClaimAction {
     /// owner references; a JSON merge patch would replace the list and drop them.
     pub patch_type: String,
     /// The body, with the pod-UID precondition (`metadata.uid`).
+    #[cfg_attr(feature = "ts", ts(as = "crate::ts::KubeObject"))]
     pub patch: serde_json::Value,
     /// Index of the pod in the sync input's `pods`.
     pub pod_index: usize,

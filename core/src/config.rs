@@ -11,6 +11,7 @@ pub const DEFAULT_BURST_REPLICAS: usize = 500;
 /// The API group/version and kind of the owner the engine manages (upstream parametrises
 /// the same controller for ReplicaSets and ReplicationControllers).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct OwnerKind {
     pub api_version: String,
@@ -89,14 +90,23 @@ impl FeatureGates {
 
 /// Engine configuration. `Config::default()` is kube-controller-manager v1.36.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase", default)]
 pub struct Config {
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub burst_replicas: usize,
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub owner_kind: OwnerKind,
+    /// Each gate defaults on its own: a host names the gates it sets.
+    #[cfg_attr(
+        feature = "ts",
+        ts(as = "crate::ts::Partial<FeatureGates>", optional = nullable)
+    )]
     pub feature_gates: FeatureGates,
     /// The Kubernetes version whose behaviour is emulated, as `"1.30"`; `None` = 1.36.
     /// LogarithmicScaleDown can only be off when emulating a version before 1.31.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub emulation_version: Option<String>,
 }
 

@@ -72,37 +72,49 @@ pub const COMBINED_PREFIX: &str = "(combined from similar events): ";
 
 /// A reference to the object an Event is about (`v1.ObjectReference`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "EventObjectReference"))]
 #[serde(rename_all = "camelCase", default)]
 pub struct ObjectReference {
     #[serde(skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub kind: String,
     #[serde(skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub namespace: String,
     #[serde(skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub name: String,
     #[serde(skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub uid: String,
     #[serde(skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub api_version: String,
     #[serde(skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub resource_version: String,
     #[serde(skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub field_path: String,
 }
 
 /// Who records (`v1.EventSource`); kube-controller-manager's ReplicaSet controller is
 /// `{component: "replicaset-controller"}` with no host.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase", default)]
 pub struct EventSource {
     #[serde(skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub component: String,
     #[serde(skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub host: String,
 }
 
 /// What a controller asks to record (`recorder.Eventf(object, type, reason, message)`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct EventToRecord {
     pub involved_object: ObjectReference,
@@ -110,15 +122,19 @@ pub struct EventToRecord {
     #[serde(rename = "type")]
     pub type_: String,
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub reason: String,
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub message: String,
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub source: EventSource,
 }
 
 /// An Event's `metadata` (the fields the recorder sets).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct EventMeta {
     pub name: String,
     #[serde(default)]
@@ -128,6 +144,7 @@ pub struct EventMeta {
 /// A `v1.Event` as the recorder writes it (and as the server answers, for
 /// [`EventCorrelator::written`]; other fields are ignored).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "RecordedEvent"))]
 #[serde(rename_all = "camelCase")]
 pub struct Event {
     pub metadata: EventMeta,
@@ -156,6 +173,7 @@ pub struct Event {
 /// the event and its copy with count 0, lastTimestamp 1970 and no message, which is what
 /// `CreateTwoWayMergePatch` emits (keys in this order).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct EventPatch {
     pub count: i32,
@@ -166,6 +184,7 @@ pub struct EventPatch {
 
 /// POST this Event.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct CreateEvent {
     pub event: Event,
 }
@@ -173,6 +192,7 @@ pub struct CreateEvent {
 /// PATCH (`application/strategic-merge-patch+json`) the Event `namespace/name` with
 /// `patch`; if the server answers 404, POST `event` instead (upstream's `recordEvent`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PatchEvent {
     pub namespace: String,
     pub name: String,
@@ -182,6 +202,7 @@ pub struct PatchEvent {
 
 /// Why nothing is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub enum DropReason {
     /// EC-05: the source + object + type has no token left.
@@ -190,12 +211,14 @@ pub enum DropReason {
 
 /// Write nothing.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct DropEvent {
     pub reason: DropReason,
 }
 
 /// What to do with one event: `{"action": "create" | "patch" | "drop", ...}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "action", rename_all = "camelCase")]
 pub enum Correlation {
     Create(CreateEvent),
@@ -206,6 +229,7 @@ pub enum Correlation {
 /// A group of similar events (EC-02): its distinct messages (fewer than 10) and when the
 /// last one came.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "CorrelatorAggregate"))]
 #[serde(rename_all = "camelCase")]
 struct AggregateRecord {
     #[serde(deserialize_with = "bounded_messages")]
@@ -226,6 +250,11 @@ fn bounded_messages<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeSet<String>,
 
 /// An entry of the event log (EC-03): the Event written for a key.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(
+    feature = "ts",
+    derive(ts_rs::TS),
+    ts(rename = "CorrelatorObservation")
+)]
 #[serde(rename_all = "camelCase")]
 struct Observation {
     count: i32,
@@ -235,11 +264,13 @@ struct Observation {
 
 /// The token bucket of a source + object + type (EC-05, EC-08).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "CorrelatorSpamBucket"))]
 #[serde(rename_all = "camelCase")]
 struct TokenBucket {
     /// The level, as the shortest decimal text of the double (a JSON number would not
     /// survive every JSON parser bit for bit).
     #[serde(serialize_with = "f64_text", deserialize_with = "tokens_text")]
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     tokens: f64,
     /// When a token was last taken.
     last: Time,
@@ -391,6 +422,40 @@ struct EntryIn<V> {
     value: V,
 }
 
+/// On the wire, a list of the entries, least recent first: `{key, ...value}`.
+#[cfg(feature = "ts")]
+impl<V: ts_rs::TS> ts_rs::TS for Lru<V> {
+    type WithoutGenerics = Lru<ts_rs::Dummy>;
+    type OptionInnerType = Self;
+
+    fn ident(_: &ts_rs::Config) -> String {
+        "Array".to_owned()
+    }
+
+    fn name(cfg: &ts_rs::Config) -> String {
+        format!("Array<{{ key: string }} & {}>", V::name(cfg))
+    }
+
+    fn inline(cfg: &ts_rs::Config) -> String {
+        format!("Array<{{ key: string }} & {}>", V::inline(cfg))
+    }
+
+    fn visit_dependencies(v: &mut impl ts_rs::TypeVisitor)
+    where
+        Self: 'static,
+    {
+        V::visit_dependencies(v);
+    }
+
+    fn visit_generics(v: &mut impl ts_rs::TypeVisitor)
+    where
+        Self: 'static,
+    {
+        V::visit_generics(v);
+        v.visit::<V>();
+    }
+}
+
 impl<V: Serialize> Serialize for Lru<V> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_seq(self.iter().map(|(key, value)| EntryOut { key, value }))
@@ -421,21 +486,27 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for Lru<V> {
 /// nanoseconds. A plain value: [`Default`] is a fresh recorder's, and it survives a JSON
 /// round trip.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "EventCorrelatorState"))]
 #[serde(rename_all = "camelCase", default)]
 pub struct EventCorrelator {
     /// EC-02: aggregate key → group.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     aggregates: Lru<AggregateRecord>,
     /// EC-03: event key (or aggregate key) → the Event written for it.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     observations: Lru<Observation>,
     /// EC-05: spam key → token bucket.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     spam: Lru<TokenBucket>,
     /// EC-09: the nanoseconds of the last Event name made.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     last_name_nanos: Option<i64>,
 }
 
 /// How many entries each cache holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "EventCorrelatorSize"))]
 #[serde(rename_all = "camelCase")]
 pub struct CorrelatorSize {
     pub aggregates: usize,
@@ -632,6 +703,14 @@ impl EventCorrelator {
         self.spam.add(&key, bucket);
         ok
     }
+}
+
+/// The result of the pure form, as one value: the decision and the state after it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Correlated {
+    pub decision: Correlation,
+    pub state: EventCorrelator,
 }
 
 /// The pure form of [`EventCorrelator::correlate`]: the decision and the state after it.

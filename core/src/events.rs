@@ -33,6 +33,7 @@ pub enum OwnerEvent<'a> {
 
 /// An expectation change for one owner key.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Observation {
     pub owner_key: String,
@@ -41,6 +42,7 @@ pub struct Observation {
 
 /// A key to add to the work queue after a delay.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct DelayedKey {
     pub key: String,
@@ -49,6 +51,7 @@ pub struct DelayedKey {
 
 /// What a watch event asks of the host.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct EventDecision {
     /// Owner keys to add to the queue now (deduplicated, in order).

@@ -14,17 +14,20 @@ pub const EXPECTATIONS_TTL: Duration = Duration::from_seconds(300);
 /// The stored record of one owner key: counts, when they were set, and the pod keys
 /// (`namespace/name`) whose deletion is awaited (UID-tracking expectations).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ExpectationsRecord {
     pub add: i64,
     pub del: i64,
     pub timestamp: Time,
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub deletion_keys: BTreeSet<String>,
 }
 
 /// The expectations of one owner key: `None` when nothing is recorded.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(transparent)]
 pub struct Expectations(pub Option<ExpectationsRecord>);
 
@@ -127,6 +130,7 @@ impl ExpectationsRecord {
 
 /// What a host must do to an owner's expectations; applied with [`ExpectationsChange::apply`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "op", rename_all = "camelCase")]
 pub enum ExpectationsChange {
     /// before creating, `ExpectCreations(count)`.

@@ -45,18 +45,22 @@ use crate::time::Time;
 
 /// What to explain, and as of when.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ExplainOptions {
     /// The controller clock (readiness, availability, ranking buckets).
     pub now: Time,
     /// Preview a scale-down of each explained ReplicaSet to this many replicas.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub replicas: Option<i32>,
     /// Explain only the ReplicaSet with this name (or `namespace/name`); the others
     /// still count as its siblings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub owner: Option<String>,
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub config: Config,
 }
 
@@ -74,6 +78,7 @@ impl ExplainOptions {
 
 /// The explanation of a whole snapshot.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Explanation {
     pub now: Time,
@@ -87,12 +92,14 @@ pub struct Explanation {
 
 /// What one sync of a ReplicaSet would do now.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct OwnerExplanation {
     pub namespace: String,
     pub name: String,
     /// `Kind/name` of its controller (a Deployment), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub controller: Option<String>,
     /// `spec.replicas`.
     pub desired: i32,
@@ -101,6 +108,7 @@ pub struct OwnerExplanation {
     /// The pods it would own once the claims went through.
     pub pods: PodCounts,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub halt: Option<Halt>,
     /// Orphans it would adopt and pods it would release, by name.
     pub adopt: Vec<String>,
@@ -109,11 +117,13 @@ pub struct OwnerExplanation {
     pub sync: SyncAction,
     /// With [`ExplainOptions::replicas`]: the scale-down preview.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub scale_down: Option<ScaleDown>,
 }
 
 /// Counts over the owned active pods, as the status would report them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct PodCounts {
     pub active: usize,
@@ -126,6 +136,7 @@ pub struct PodCounts {
 
 /// The manage step of one sync, in a reader's terms.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "action", rename_all = "camelCase")]
 pub enum SyncAction {
     Nothing {
@@ -137,6 +148,7 @@ pub enum SyncAction {
         batches: Vec<usize>,
         /// Why every create would fail before any API call (a template without labels).
         #[serde(skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "ts", ts(optional))]
         refused: Option<String>,
     },
     /// R-55..R-59: these pods, deleted concurrently.
@@ -147,6 +159,7 @@ pub enum SyncAction {
 
 /// A pod in deletion order, with what the ranking knew about it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct VictimExplanation {
     /// 1 = the first to go.
@@ -159,6 +172,7 @@ pub struct VictimExplanation {
     pub rule_text: Option<&'static str>,
     /// When it became ready, if it is.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub ready_since: Option<Time>,
     #[serde(flatten)]
     pub facts: RankFacts,
@@ -166,6 +180,7 @@ pub struct VictimExplanation {
 
 /// Which pods would go if the ReplicaSet were scaled to `replicas`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ScaleDown {
     pub replicas: i32,

@@ -15,6 +15,7 @@ use crate::time::Time;
 
 /// One pod's facts.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct PodFacts {
     pub namespace: String,

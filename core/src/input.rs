@@ -16,12 +16,14 @@ use crate::time::Time;
 
 /// Everything one sync decides from (§2).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SyncInput {
     /// The controller clock: status, availability, requeue, expectations, ranking.
     pub now: Time,
     /// The owner as the host's cache holds it.
     #[serde(alias = "replicaSet", deserialize_with = "crate::objects::object")]
+    #[cfg_attr(feature = "ts", ts(as = "crate::ts::KubeObject"))]
     pub owner: ReplicaSet,
     /// Other owners in the cache (siblings under the same Deployment matter, R-45).
     #[serde(
@@ -29,17 +31,21 @@ pub struct SyncInput {
         alias = "otherReplicaSets",
         deserialize_with = "crate::objects::objects"
     )]
+    #[cfg_attr(feature = "ts", ts(as = "Vec<crate::ts::KubeObject>", optional = nullable))]
     pub other_owners: Vec<ReplicaSet>,
     /// The pods the host's cache holds; the engine picks the owner's and the orphans of
     /// its namespace (R-20..R-22) and the related ones.
     /// Each pod's [`crate::digest::PodDigest`] is computed once, when it enters the list.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Vec<crate::ts::KubeObject>", optional = nullable))]
     pub pods: Pods,
     /// The owner's expectations before this sync.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub expectations: Expectations,
     /// S-2: false when the host's informers have not yet seen the owner's latest writes.
     #[serde(default = "yes")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub cache_is_fresh: bool,
 }
 

@@ -85,6 +85,8 @@ pub mod store;
 pub mod sync;
 pub mod template;
 pub mod time;
+#[cfg(feature = "ts")]
+pub mod ts;
 
 pub use config::{Config, FeatureGates, OwnerKind, DEFAULT_BURST_REPLICAS};
 pub use digest::{Digested, PodDigest, Pods};

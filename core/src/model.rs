@@ -289,6 +289,7 @@ impl PodTemplateSpec {
 
 /// `ReplicaSetStatus`, serialized with Go's `omitempty` rules.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ReplicaSetStatus {
     #[serde(default)]
@@ -301,6 +302,7 @@ pub struct ReplicaSetStatus {
     pub available_replicas: i32,
     /// Only written behind the DeploymentReplicaSetTerminatingReplicas gate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub terminating_replicas: Option<i32>,
     #[serde(default, skip_serializing_if = "is_zero_i64")]
     pub observed_generation: i64,
@@ -314,6 +316,7 @@ pub struct ReplicaSetStatus {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ReplicaSetCondition {
     #[serde(rename = "type")]
@@ -343,9 +346,11 @@ fn is_zero_i64(v: &i64) -> bool {
 // Label selectors
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct LabelSelector {
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub match_labels: Option<StringMap>,
     #[serde(
         default,
@@ -356,6 +361,7 @@ pub struct LabelSelector {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct LabelSelectorRequirement {
     #[serde(default)]
@@ -363,6 +369,7 @@ pub struct LabelSelectorRequirement {
     #[serde(default)]
     pub operator: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub values: Option<Vec<String>>,
 }
 

@@ -52,11 +52,13 @@ impl ApiError {
 /// The result of one API call: `{"result": "ok", "name"?}`, `{"result": "error",
 /// "reason", "message", "code"?, "causes"?}` or `{"result": "skipped"}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "result", rename_all = "camelCase", from = "CallResultWire")]
 pub enum CallResult {
     /// The call succeeded; for a create, `name` is the created pod's name.
     Ok {
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "ts", ts(optional))]
         name: Option<String>,
     },
     /// The API answered with an error.
@@ -131,35 +133,43 @@ impl CallResult {
 
 /// the live (uncached) read of the owner made before the first adoption.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub enum LiveOwner {
     #[serde(deserialize_with = "crate::objects::object")]
-    Found(Box<ReplicaSet>),
+    Found(#[cfg_attr(feature = "ts", ts(as = "crate::ts::KubeObject"))] Box<ReplicaSet>),
     Failed(ApiError),
 }
 
 /// The results of the claim patches.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ClaimOutcome {
     /// The live read of the owner, when the plan asked for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub live_owner: Option<LiveOwner>,
     /// One result per planned claim, in the plan's order.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub results: Vec<CallResult>,
 }
 
 /// Everything the host did for a plan.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SyncOutcome {
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub claims: ClaimOutcome,
     /// One result per create call, in the order the calls were issued.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub creates: Vec<CallResult>,
     /// One result per planned deletion, in the plan's order.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub deletes: Vec<CallResult>,
 }

@@ -42,6 +42,7 @@ use crate::time::{log2_bucket, Time};
 
 /// The rule that placed a pod before the next one in the deletion order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub enum RankRule {
     /// not scheduled to a node.
@@ -113,6 +114,7 @@ impl RankRule {
 
 /// What the ranking knew about a pod, for explanations.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct RankFacts {
     pub node: String,
@@ -123,11 +125,69 @@ pub struct RankFacts {
     pub colocated: usize,
     /// R-73 bucket of the ready time (`None` when not ready or zero).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub ready_bucket: Option<i32>,
     pub restarts: i32,
     pub sidecar_restarts: i32,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub creation_bucket: Option<i32>,
+}
+
+/// A ranking as a host asks for it (`rankPods`, `upstreamLess` in the wasm binding).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct RankOptions {
+    /// The controller clock (ready-time buckets).
+    pub now: Time,
+    /// Pods whose active members count toward co-location; default: the pods
+    /// ranked.
+    #[serde(default, deserialize_with = "crate::objects::opt_objects")]
+    #[cfg_attr(
+        feature = "ts",
+        ts(as = "Option<Vec<crate::ts::KubeObject>>", optional)
+    )]
+    pub related: Option<Vec<Pod>>,
+    /// Each gate defaults on its own.
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "ts",
+        ts(as = "crate::ts::Partial<FeatureGates>", optional = nullable)
+    )]
+    pub feature_gates: FeatureGates,
+}
+
+/// A ranked pod as a host shows it: its name, its index among the pods ranked, the rule
+/// that placed it before the next pod and that rule's text.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "RankedPod"))]
+#[serde(rename_all = "camelCase")]
+pub struct NamedRankedPod {
+    pub namespace: String,
+    pub name: String,
+    /// Index into the pods ranked.
+    pub index: usize,
+    /// The rule that placed it before the next pod; `None` for the last pod.
+    pub rule: Option<RankRule>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub rule_text: Option<&'static str>,
+    pub facts: RankFacts,
+}
+
+impl NamedRankedPod {
+    /// `ranked` with the name of `pod` (the candidate at `ranked.index`).
+    pub fn new(pod: &Pod, ranked: RankedPod) -> Self {
+        NamedRankedPod {
+            namespace: pod.namespace().to_owned(),
+            name: pod.name().to_owned(),
+            index: ranked.index,
+            rule: ranked.rule,
+            rule_text: ranked.rule.map(RankRule::describe),
+            facts: ranked.facts,
+        }
+    }
 }
 
 /// One pod in deletion order: `index` into the candidates given to [`rank`].

@@ -18,19 +18,26 @@ use crate::time::Time;
 
 /// The forecast asked for: every field defaults to [`ForecastOptions::at`]'s.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ForecastRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub seed: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub startup_seconds: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub startup_jitter_seconds: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub failure: Option<FailureModel>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub interval_seconds: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub max_seconds: Option<f64>,
 }
 
@@ -95,24 +102,30 @@ impl ForecastRequest {
 /// [`ForecastRequest`]. (Spelled out rather than flattened: serde's flatten would lose the
 /// field path of an error, `options.now`.)
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ReportOptions {
     /// The controller clock.
     pub now: Time,
     /// Preview a scale-down of each explained ReplicaSet to this many replicas.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub replicas: Option<i32>,
     /// Explain only the ReplicaSet with this name (or `namespace/name`), and no
     /// Deployment.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub owner: Option<String>,
     /// Explain (and forecast) only the Deployment with this name (or `namespace/name`),
     /// with the ReplicaSets it controls.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub deployment: Option<String>,
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub config: Config,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub forecast: Option<ForecastRequest>,
 }
 

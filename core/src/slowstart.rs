@@ -20,7 +20,9 @@ pub fn batch_sizes(count: usize, initial: usize) -> Vec<usize> {
 }
 
 /// How far a slow start got, given which calls failed.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
 pub struct SlowStartResult {
     /// Calls that succeeded (a call "treated as success" counts, R-53).
     pub successes: usize,

@@ -7,6 +7,54 @@ use crate::pods;
 use crate::selector::Selector;
 use crate::time::{Duration, Time};
 
+/// The input of a status calculation alone (`calculateStatus` in the wasm binding): the
+/// owner, its claimed active pods, how many terminating pods it controls and the error
+/// `manageReplicas` returned, if any.
+#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct StatusInput {
+    /// The controller clock (also the wall clock of a new condition).
+    pub now: Time,
+    #[serde(alias = "replicaSet", deserialize_with = "crate::objects::object")]
+    #[cfg_attr(feature = "ts", ts(as = "crate::ts::KubeObject"))]
+    pub owner: ReplicaSet,
+    /// The owner's claimed active pods.
+    #[serde(default, deserialize_with = "crate::objects::objects")]
+    #[cfg_attr(
+        feature = "ts",
+        ts(as = "Vec<crate::ts::KubeObject>", optional = nullable)
+    )]
+    pub active_pods: Vec<Pod>,
+    /// How many terminating pods it controls.
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub terminating_pods: usize,
+    /// The error manageReplicas returned, if any.
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub manage_error: Option<String>,
+}
+
+impl StatusInput {
+    /// [`calculate`] over this input, as a host asks for it (`now` is also the wall clock).
+    pub fn calculate(&self, config: &crate::config::Config) -> ReplicaSetStatus {
+        let pods: Vec<&Pod> = self.active_pods.iter().collect();
+        calculate(
+            &self.owner,
+            &pods,
+            self.terminating_pods,
+            StatusContext {
+                gates: &config.feature_gates,
+                owner_kind: &config.owner_kind,
+                manage_error: self.manage_error.as_deref(),
+                now: self.now,
+                wall_clock: self.now,
+            },
+        )
+    }
+}
+
 /// C-8: the only condition type the controller manages.
 pub const REPLICA_FAILURE: &str = "ReplicaFailure";
 

@@ -80,13 +80,33 @@ pub struct Snapshot {
     pub cache_is_fresh: bool,
 }
 
-/// Everything a sync needs besides the stored objects.
-#[derive(Clone, Debug, PartialEq)]
+/// Everything a sync needs besides the stored objects (the options of `Store.planFor`
+/// in the wasm binding).
+#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "StorePlanOptions"))]
+#[serde(rename_all = "camelCase")]
 pub struct SyncContext {
     pub now: Time,
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub expectations: Expectations,
     /// S-2: false when the informers have not yet seen the owner's latest writes.
+    #[serde(default = "fresh")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub cache_is_fresh: bool,
+}
+
+/// A cache is fresh unless the host says otherwise.
+fn fresh() -> bool {
+    true
+}
+
+/// How many owners and pods a [`Store`] holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct StoreSize {
+    pub owners: usize,
+    pub pods: usize,
 }
 
 impl SyncContext {
@@ -212,6 +232,12 @@ impl Store {
     }
 
     /// How many owners and pods the store holds.
+    /// How many owners and pods the store holds.
+    pub fn size(&self) -> StoreSize {
+        let (owners, pods) = self.len();
+        StoreSize { owners, pods }
+    }
+
     pub fn len(&self) -> (usize, usize) {
         self.namespaces.values().fold((0, 0), |(o, p), ns| {
             (o + ns.owners.len(), p + ns.pods.pods.len())

@@ -38,6 +38,7 @@ use crate::time::{Duration, Time};
 
 /// Why a sync does nothing at all: no claims, no creates or deletes, no status write.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "reason", rename_all = "camelCase")]
 pub enum Halt {
     /// the selector does not compile; the sync succeeds doing nothing.
@@ -48,6 +49,7 @@ pub enum Halt {
 
 /// Why manage issues no create or delete.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub enum Idle {
     /// The owner has exactly `spec.replicas` pods.
@@ -64,23 +66,27 @@ pub enum Idle {
 
 /// The create step: `count` pods in slow-start `batches`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct CreatePlan {
     pub count: usize,
     /// the full schedule if every call succeeds.
     pub batches: Vec<usize>,
     /// The pod to POST for every call.
+    #[cfg_attr(feature = "ts", ts(as = "crate::ts::KubeObject"))]
     pub pod: serde_json::Value,
     /// record before the first call.
     pub expectations: ExpectationsChange,
     /// Upstream refuses creates from a template without labels before any API call;
     /// the host then makes no call and `complete` counts one failed call.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub refused: Option<String>,
 }
 
 /// A pod chosen for deletion, with the rule that ranked it before the next.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Victim {
     pub namespace: String,
@@ -94,6 +100,7 @@ pub struct Victim {
 
 /// The delete step: every victim deleted concurrently.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct DeletePlan {
     pub victims: Vec<Victim>,
@@ -103,6 +110,7 @@ pub struct DeletePlan {
 
 /// What manageReplicas does (§9).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "action", rename_all = "camelCase")]
 pub enum Manage {
     Nothing { why: Idle },
@@ -114,6 +122,7 @@ pub enum Manage {
 /// It serializes (JSON and back, `structuredClone` in JS) and [`complete`] needs nothing
 /// besides it and the host's results: what the later steps need is in [`PlanBasis`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SyncPlan {
     /// `namespace/name` of the owner: its expectations key.
@@ -122,6 +131,7 @@ pub struct SyncPlan {
     /// Why the sync does nothing at all; the one record of a halt (the manage step of a
     /// halted plan says [`Idle::Halted`], and its basis is empty).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub halt: Option<Halt>,
     /// Pods already controlled by the owner and selected by it.
     pub owned: usize,
@@ -144,10 +154,12 @@ pub struct SyncPlan {
 /// pods, so that no pod list is kept or read again (only pod indices and counts; the
 /// pods themselves only in the rare case of [`Reserve`]).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct PlanBasis {
     /// The owner as the host's cache held it (R-32's recheck, the status, the pod to
     /// create when a failed adoption turns the step into creates).
+    #[cfg_attr(feature = "ts", ts(as = "crate::ts::KubeObject"))]
     pub owner: ReplicaSet,
     pub config: Config,
     /// S-4: the expectations were satisfied (or expired) when the plan was made.
@@ -161,6 +173,7 @@ pub struct PlanBasis {
     /// The pods to rank again should an adoption fail while the owner has too many
     /// pods; present only then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub reserve: Option<Reserve>,
 }
 
@@ -168,6 +181,7 @@ pub struct PlanBasis {
 /// available, and the nearest instant one of them becomes available (S-14; an instant,
 /// not a wait, so that it crosses JSON exactly).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct PodTally {
     pub count: usize,
@@ -175,11 +189,13 @@ pub struct PodTally {
     pub ready: i64,
     pub available: i64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub available_at: Option<Time>,
 }
 
 /// [`PodTally`]'s facts for one pod the plan adopts.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct AdoptionFacts {
     /// Index into the sync input's `pods`.
@@ -189,6 +205,7 @@ pub struct AdoptionFacts {
     pub available: bool,
     /// when it becomes available, if it is ready and that is still ahead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub available_at: Option<Time>,
 }
 
@@ -196,10 +213,13 @@ pub struct AdoptionFacts {
 /// the owner still has more pods than it wants: the claimed and adopted pods and the
 /// related pods of co-location, each with its index in the sync input.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Reserve {
+    #[cfg_attr(feature = "ts", ts(as = "Vec<crate::ts::KubeObject>"))]
     pub candidates: Pods,
     pub candidate_indices: Vec<usize>,
+    #[cfg_attr(feature = "ts", ts(as = "Vec<crate::ts::KubeObject>"))]
     pub related: Pods,
 }
 
@@ -929,6 +949,7 @@ fn create_failed(r: &CallResult) -> bool {
 
 /// An event to record on the owner (C-8).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "KubeEvent"))]
 #[serde(rename_all = "camelCase")]
 pub struct Event {
     /// `Normal` or `Warning`.
@@ -958,6 +979,7 @@ impl Event {
 
 /// What to do with the owner's key after the sync.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum Requeue {
     /// Success: forget the key's backoff.
@@ -970,6 +992,7 @@ pub enum Requeue {
 
 /// What the sync amounts to, once the host's calls are done.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Completion {
     /// The manage step that ran.
@@ -985,9 +1008,11 @@ pub struct Completion {
     /// The status to write through the status subresource (`None`: no write, R-85).
     /// Retry once on conflict with the same status.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub status: Option<ReplicaSetStatus>,
     /// The error the sync returns (a claim or manage error), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub error: Option<String>,
     /// What to do with the key when the status write (if any) succeeds.
     pub requeue: Requeue,

@@ -13,6 +13,18 @@ use std::path::{Path, PathBuf};
 use replicore::deployment::handlers::QueueAction;
 use replicore::deployment::limiting::{StepBounds, StepCalls, StepCounts, StepRule};
 use replicore::deployment::{DeploymentSync, DeploymentSyncInput, Step};
+use replicore::event_correlation::{Correlated, CorrelatorSize, Event, EventToRecord};
+use replicore::explain::{ExplainOptions, Explanation};
+use replicore::facts::PodFacts;
+use replicore::rank::{NamedRankedPod, RankOptions};
+use replicore::report::ReportOptions;
+use replicore::slowstart::SlowStartResult;
+use replicore::status::StatusInput;
+use replicore::store::StoreSize;
+use replicore::{
+    Completion, EventDecision, Expectations, LabelSelector, LiveOwner, SyncContext, SyncInput,
+    SyncOutcome, SyncPlan,
+};
 use ts_rs::{Config, TS};
 
 /// Every root type; ts-rs writes each one's dependencies too.
@@ -26,6 +38,31 @@ fn export(cfg: &Config) -> Result<(), ts_rs::ExportError> {
     StepCounts::export_all(cfg)?;
     StepBounds::export_all(cfg)?;
     StepRule::export_all(cfg)?;
+    // The ReplicaSet controller: a sync's input, plan, outcome and completion.
+    SyncInput::export_all(cfg)?;
+    SyncPlan::export_all(cfg)?;
+    LiveOwner::export_all(cfg)?;
+    SyncOutcome::export_all(cfg)?;
+    Completion::export_all(cfg)?;
+    Expectations::export_all(cfg)?;
+    EventDecision::export_all(cfg)?;
+    LabelSelector::export_all(cfg)?;
+    RankOptions::export_all(cfg)?;
+    NamedRankedPod::export_all(cfg)?;
+    StatusInput::export_all(cfg)?;
+    SlowStartResult::export_all(cfg)?;
+    SyncContext::export_all(cfg)?;
+    StoreSize::export_all(cfg)?;
+    // Event correlation (client-go's EventCorrelator).
+    EventToRecord::export_all(cfg)?;
+    Correlated::export_all(cfg)?;
+    CorrelatorSize::export_all(cfg)?;
+    Event::export_all(cfg)?;
+    // The explain report and the facts of the playground.
+    Explanation::export_all(cfg)?;
+    ExplainOptions::export_all(cfg)?;
+    ReportOptions::export_all(cfg)?;
+    PodFacts::export_all(cfg)?;
     Ok(())
 }
 

@@ -17,18 +17,21 @@ import type {
   ExpectationsChange,
   Explanation,
   ExplainOptions,
+  HostInput,
   ReportOptions,
   LabelSelector,
   LiveOwner,
   SlowStartResult,
   StatusInput,
-  WrittenStatus,
   Manage,
   Pod,
   RankOptions,
   RankedPod,
   ReplicaSet,
+  ReplicaSetStatus,
   ReplicoreError,
+  StorePlanOptions,
+  StoreSize,
   SyncInput,
   SyncOutcome,
   StoreEvent,
@@ -36,7 +39,7 @@ import type {
   Time,
   WatchEvent,
 } from "./types.js";
-import type { Correlation, EventCorrelatorSize, EventCorrelatorState, EventToRecord, RecordedEvent } from "./types.js";
+import type { Correlated, Correlation, EventCorrelatorSize, EventCorrelatorState, EventToRecord, RecordedEvent } from "./types.js";
 import type { ApiCall, ApiResult, DeploymentSync, DeploymentSyncInput, KubeObject, QueueAction, Step, SyncDone } from "./types.js";
 import type { JsonText } from "./wasm/replicore_wasm.js";
 
@@ -63,11 +66,11 @@ function written(): NonNullable<typeof writers> {
 }
 
 /**
- * A large result, which the binding returns as JSON text (`plan`, `planFor`, `rankPods`:
- * see `to_json_text` in wasm/src/convert.rs).
+ * A large result, which the binding returns as JSON text of a `T` (`plan`, `planFor`,
+ * `rankPods`, …: see `to_json_text` in wasm/src/convert.rs), as the value it describes.
  */
-function parsed<T>(text: unknown): T {
-  return JSON.parse(text as string) as T;
+function fromText<T>(text: JsonText<T>): T {
+  return JSON.parse(text) as T;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -79,7 +82,7 @@ function parsed<T>(text: unknown): T {
  * writes only these when it sends pods; a host may strip its pods to them too.
  */
 export function podFields(): FieldTree {
-  return guard("", () => raw.podFields() as FieldTree);
+  return guard("", () => raw.podFields());
 }
 
 /** The package (and engine) version. */
@@ -91,7 +94,7 @@ export function version(): string {
  * What one sync will do: claims (adopt/release patches), the manage step (creates in
  * slow-start batches, or ranked deletions), and the expectations to record first.
  */
-export function plan(input: SyncInput, config?: Config): SyncPlan {
+export function plan(input: HostInput<SyncInput>, config?: Config): SyncPlan {
   return guard("", () => planBytes(json(input, "", written().input), config));
 }
 
@@ -101,7 +104,7 @@ export function planJson(inputJson: string, config?: Config): SyncPlan {
 }
 
 function planBytes(input: Uint8Array, config?: Config): SyncPlan {
-  return parsed<SyncPlan>(raw.plan(input, optJson(config, "config")));
+  return fromText(raw.plan(input, optJson(config, "config")));
 }
 
 // A plan is a value: it carries what the later steps need (see `PlanBasis`), so the calls
@@ -115,17 +118,17 @@ export function adoptionAllowed(p: SyncPlan, liveOwner: LiveOwner): string | nul
 
 /** The manage step once the claims are done (equal to `plan.manage` if all went as planned). */
 export function manageAfterClaims(p: SyncPlan, claims: ClaimOutcome): Manage {
-  return guard("", () => raw.manageAfterClaims(json(p, "plan"), json(claims, "claims")) as Manage);
+  return guard("", () => raw.manageAfterClaims(json(p, "plan"), json(claims, "claims")));
 }
 
 /** What the host's calls mean: status to write, expectation corrections, events, requeue. */
 export function complete(p: SyncPlan, outcome: SyncOutcome): Completion {
-  return guard("", () => raw.complete(json(p, "plan"), json(outcome, "outcome")) as Completion);
+  return guard("", () => raw.complete(json(p, "plan"), json(outcome, "outcome")));
 }
 
 /** `complete` for the plan of `input` (plans are deterministic). */
-export function completeInput(input: SyncInput, outcome: SyncOutcome, config?: Config): Completion {
-  return guard("", () => raw.completeInput(json(input, "", written().input), json(outcome, "outcome"), optJson(config, "config")) as Completion);
+export function completeInput(input: HostInput<SyncInput>, outcome: SyncOutcome, config?: Config): Completion {
+  return guard("", () => raw.completeInput(json(input, "", written().input), json(outcome, "outcome"), optJson(config, "config")));
 }
 
 /**
@@ -133,7 +136,7 @@ export function completeInput(input: SyncInput, outcome: SyncOutcome, config?: C
  * its leader lease), given the results of the calls made so far, in call order (R-54, R-59).
  */
 export function abandonedExpectations(manage: Manage, resultsSoFar: CallResult[]): ExpectationsChange[] {
-  return guard("", () => raw.abandonedExpectations(json(manage, "manage"), json(resultsSoFar, "results")) as ExpectationsChange[]);
+  return guard("", () => raw.abandonedExpectations(json(manage, "manage"), json(resultsSoFar, "results")));
 }
 
 /**
@@ -141,30 +144,30 @@ export function abandonedExpectations(manage: Manage, resultsSoFar: CallResult[]
  * `null` when slow start is over (all done, or a batch had a failure).
  */
 export function nextBatch(create: CreatePlan, resultsSoFar: CallResult[]): number | null {
-  return guard("", () => (raw.nextBatch(json(create, "create"), json(resultsSoFar, "results")) as number | undefined) ?? null);
+  return guard("", () => raw.nextBatch(json(create, "create"), json(resultsSoFar, "results")) ?? null);
 }
 
 /** The scale-down order, first to go first, each pod with the rule that placed it. */
-export function rankPods(pods: Pod[], options: RankOptions): RankedPod[] {
+export function rankPods(pods: Pod[], options: HostInput<RankOptions>): RankedPod[] {
   return guard("", () => {
     const w = written();
     const text = raw.rankPods(json(pods, "pods", w.pods), json(withNow(options, "options"), "options", w.rankOptions));
-    return parsed<RankedPod[]>(text);
+    return fromText(text);
   });
 }
 
 /** What the CLI prints, as data: `list` is what `kubectl get rs,pods -o json` prints. */
-export function explain(list: unknown, options: ExplainOptions): Explanation {
+export function explain(list: unknown, options: HostInput<ExplainOptions>): Explanation {
   return guard("", () => explainBytes(json(list, ""), options));
 }
 
 /** `explain` from JSON text. */
-export function explainJson(listJson: string, options: ExplainOptions): Explanation {
+export function explainJson(listJson: string, options: HostInput<ExplainOptions>): Explanation {
   return guard("", () => explainBytes(utf8(listJson), options));
 }
 
-function explainBytes(list: Uint8Array, options: ExplainOptions): Explanation {
-  return raw.explain(list, json(withNow(options, "options"), "options")) as Explanation;
+function explainBytes(list: Uint8Array, options: HostInput<ExplainOptions>): Explanation {
+  return raw.explain(list, json(withNow(options, "options"), "options"));
 }
 
 /**
@@ -173,7 +176,7 @@ function explainBytes(list: Uint8Array, options: ExplainOptions): Explanation {
  * played forward. The engine's one report and renderer (core/src/report.rs), also used by
  * the native example.
  */
-export function explainText(listJson: string, options: ReportOptions): string {
+export function explainText(listJson: string, options: HostInput<ReportOptions>): string {
   return guard("", () => raw.explainText(utf8(listJson), json(withNow(options, "options"), "options")));
 }
 
@@ -181,23 +184,23 @@ export function explainText(listJson: string, options: ReportOptions): string {
  * {@link explainText} as data: for ReplicaSets alone the {@link Explanation}; with
  * Deployments or a forecast, `{deployments, replicaSets, forecasts}`.
  */
-export function explainReport(listJson: string, options: ReportOptions): Explanation | Record<string, unknown> {
-  return guard("", () => parsed<Explanation | Record<string, unknown>>(raw.explainReport(utf8(listJson), json(withNow(options, "options"), "options"))));
+export function explainReport(listJson: string, options: HostInput<ReportOptions>): Explanation | Record<string, unknown> {
+  return guard("", () => fromText(raw.explainReport(utf8(listJson), json(withNow(options, "options"), "options"))));
 }
 
 /** Which owner keys a pod event enqueues (now or later) and which observations it makes. */
 export function onPodEvent(event: WatchEvent<Pod>, owners: ReplicaSet[], config?: Config): EventDecision {
-  return guard("", () => raw.onPodEvent(json(event, "event", written().event), json(owners, "owners"), optJson(config, "config")) as EventDecision);
+  return guard("", () => raw.onPodEvent(json(event, "event", written().event), json(owners, "owners"), optJson(config, "config")));
 }
 
 /** The owner-event rules (an added, updated or deleted owner). */
 export function onOwnerEvent(event: WatchEvent<ReplicaSet>): EventDecision {
-  return guard("", () => raw.onOwnerEvent(json(event, "event")) as EventDecision);
+  return guard("", () => raw.onOwnerEvent(json(event, "event")));
 }
 
 /** The expectations after applying `changes` at `now` (null = no record). */
 export function applyExpectations(current: Expectations, changes: ExpectationsChange[], now: Time): Expectations {
-  return guard("", () => raw.applyExpectations(json(current ?? null, "current"), json(changes, "changes"), json(iso(now, "now"), "now")) as Expectations);
+  return guard("", () => raw.applyExpectations(json(current ?? null, "current"), json(changes, "changes"), json(iso(now, "now"), "now")));
 }
 
 /** R-40: nothing outstanding, or expired (older than 5 minutes). */
@@ -220,17 +223,17 @@ export function selectorMatches(selector: LabelSelector | null, labels: Record<s
 }
 
 /** upstream's calculateStatus over the given active pods (R-80..R-82). */
-export function calculateStatus(input: StatusInput, config?: Config): WrittenStatus {
-  return guard("", () => raw.calculateStatus(json(input, "", written().input), optJson(config, "config")) as WrittenStatus);
+export function calculateStatus(input: HostInput<StatusInput>, config?: Config): ReplicaSetStatus {
+  return guard("", () => raw.calculateStatus(json(input, "", written().input), optJson(config, "config")));
 }
 
 /** How a slow start of `count` calls goes when the calls at `failedCalls` (0-based) fail. */
 export function slowStart(count: number, initialBatchSize: number, failedCalls: number[]): SlowStartResult {
-  return guard("", () => raw.slowStart(count, initialBatchSize, json(failedCalls, "failedCalls")) as SlowStartResult);
+  return guard("", () => raw.slowStart(count, initialBatchSize, json(failedCalls, "failedCalls")));
 }
 
 /** upstream's comparator on two pods with their co-location ranks (cross-checking only). */
-export function upstreamLess(a: Pod, rankA: number, b: Pod, rankB: number, options: RankOptions): boolean {
+export function upstreamLess(a: Pod, rankA: number, b: Pod, rankB: number, options: HostInput<RankOptions>): boolean {
   return guard("", () => {
     const o = record(options, "options");
     return raw.upstreamLess(
@@ -250,20 +253,6 @@ export function isReplicoreError(e: unknown): e is ReplicoreError {
 
 // ---------------------------------------------------------------------------------------
 // The engine-side store
-
-/** `Store.planFor`'s options: the sync's clock, the owner's expectations, cache freshness. */
-export interface StorePlanOptions {
-  now: Time;
-  expectations?: Expectations;
-  /** S-2: false when the informers have not yet seen this owner's own writes. */
-  cacheIsFresh?: boolean;
-}
-
-/** How many owners and pods a {@link Store} holds. */
-export interface StoreSize {
-  owners: number;
-  pods: number;
-}
 
 /**
  * Owners and pods kept in wasm memory, for hosts that stream watch events: each object
@@ -311,17 +300,17 @@ export class Store {
    * the pod (an event's `old` is not needed); then the event is applied to the store.
    */
   onPodEvent(event: StoreEvent<Pod>): EventDecision {
-    return guard("", () => this.#raw.onPodEvent(json(event, "event", written().event)) as EventDecision);
+    return guard("", () => this.#raw.onPodEvent(json(event, "event", written().event)));
   }
 
   /** An owner watch event, as `onPodEvent`. */
   onOwnerEvent(event: StoreEvent<ReplicaSet>): EventDecision {
-    return guard("", () => this.#raw.onOwnerEvent(json(event, "event")) as EventDecision);
+    return guard("", () => this.#raw.onOwnerEvent(json(event, "event")));
   }
 
   /** What a sync of the stored owner `namespace/name` will do (throws `NOT_FOUND` if absent). */
-  planFor(namespace: string, name: string, options: StorePlanOptions): SyncPlan {
-    return guard("", () => parsed<SyncPlan>(this.#raw.planFor(namespace, name, json(withNow(options, "options"), "options"))));
+  planFor(namespace: string, name: string, options: HostInput<StorePlanOptions>): SyncPlan {
+    return guard("", () => fromText(this.#raw.planFor(namespace, name, json(withNow(options, "options"), "options"))));
   }
 
   /** R-32 for a plan (the module's `adoptionAllowed`). */
@@ -343,7 +332,7 @@ export class Store {
   release(_p: SyncPlan): void {}
 
   size(): StoreSize {
-    return guard("", () => this.#raw.size() as StoreSize);
+    return guard("", () => this.#raw.size());
   }
 
   /** Frees the store's wasm memory; the store must not be used afterwards. */
@@ -373,8 +362,8 @@ export function correlateEvent(
   state: EventCorrelatorState | null,
   event: EventToRecord,
   now: Time,
-): { decision: Correlation; state: EventCorrelatorState } {
-  return guard("", () => parsed(raw.correlateEvent(optJson(state, "state"), json(event, "event"), json(iso(now, "now"), "now"))));
+): Correlated {
+  return guard("", () => fromText(raw.correlateEvent(optJson(state, "state"), json(event, "event"), json(iso(now, "now"), "now"))));
 }
 
 /**
@@ -391,7 +380,7 @@ export class EventCorrelator {
 
   /** Create, patch or drop `event` recorded at `now`. */
   correlate(event: EventToRecord, now: Time): Correlation {
-    return guard("", () => this.#raw.correlate(json(event, "event"), json(iso(now, "now"), "now")) as Correlation);
+    return guard("", () => this.#raw.correlate(json(event, "event"), json(iso(now, "now"), "now")));
   }
 
   /** The Event the server returned for a create or a patch. */
@@ -401,11 +390,11 @@ export class EventCorrelator {
 
   /** The state as a plain value (for `new EventCorrelator(state)` or `correlateEvent`). */
   state(): EventCorrelatorState {
-    return guard("", () => parsed<EventCorrelatorState>(this.#raw.state()));
+    return guard("", () => fromText(this.#raw.state()));
   }
 
   size(): EventCorrelatorSize {
-    return guard("", () => this.#raw.size() as EventCorrelatorSize);
+    return guard("", () => this.#raw.size());
   }
 
   /** Frees the correlator's wasm memory; it must not be used afterwards. */
@@ -425,17 +414,12 @@ export class EventCorrelator {
  * `Date`; the objects may be @kubernetes/client-node's (`V1Deployment`, `V1ReplicaSet`,
  * `V1Pod`, whose `Date` fields become RFC 3339 strings when they cross).
  */
-export type DeploymentSyncHostInput = Omit<DeploymentSyncInput, "now"> & { now: Time };
+export type DeploymentSyncHostInput = HostInput<DeploymentSyncInput>;
 
 /** The input as JSON: `now` as RFC 3339, pods written with the fields the engine reads. */
 function syncInputJson(input: DeploymentSyncHostInput): Uint8Array {
   const o = record(input, "");
   return json({ ...o, now: iso(o.now, "now") }, "", written().input);
-}
-
-/** JSON text the engine wrote, as the value it describes. */
-function fromText<T>(text: JsonText<T>): T {
-  return JSON.parse(text) as T;
 }
 
 /**

@@ -187,7 +187,9 @@ pub fn deployment_keys_for_pod_deleted(
 /// this deployment read pods? Only a Recreate one's do (D-61, D-114); for any other a
 /// host may pass no pods and the decisions are the same.
 #[wasm_bindgen(js_name = deploymentReadsPods)]
-pub fn deployment_reads_pods(deployment: JsValue) -> Result<bool, JsValue> {
+pub fn deployment_reads_pods(
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<KubeObject>")] deployment: JsValue,
+) -> Result<bool, JsValue> {
     let d: Deployment = object(&deployment, "deployment")?;
     Ok(replicore::deployment::recreate::is_recreate(&d))
 }

@@ -2,9 +2,8 @@
 //! class kept in wasm memory (`EventCorrelator`), and the pure form over a state value
 //! (`correlateEvent`). Conversion and error mapping only.
 
-use replicore::event_correlation::{correlate, Event, EventCorrelator, EventToRecord};
+use replicore::event_correlation::{correlate, Correlated, Event, EventCorrelator, EventToRecord};
 use replicore::Time;
-use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::convert::{any, error, object, optional, to_js, to_json_text, JsResult};
@@ -25,7 +24,10 @@ pub struct JsEventCorrelator {
 impl JsEventCorrelator {
     /// `new EventCorrelator(stateJson?)`.
     #[wasm_bindgen(constructor)]
-    pub fn new(state: JsValue) -> Result<JsEventCorrelator, JsValue> {
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "JsonInput<EventCorrelatorState> | undefined")]
+        state: JsValue,
+    ) -> Result<JsEventCorrelator, JsValue> {
         Ok(JsEventCorrelator {
             state: state_from(&state)?,
         })
@@ -33,7 +35,12 @@ impl JsEventCorrelator {
 
     /// `correlate(eventJson, nowJson)`: create, patch or drop; a refused event changes
     /// nothing.
-    pub fn correlate(&mut self, event: JsValue, now: JsValue) -> JsResult {
+    #[wasm_bindgen(unchecked_return_type = "Correlation")]
+    pub fn correlate(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "JsonInput<EventToRecord>")] event: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "JsonInput<Time>")] now: JsValue,
+    ) -> JsResult {
         let event: EventToRecord = object(&event, "event")?;
         let now: Time = any(&now, "now")?;
         let decision = self.state.correlate(&event, now).map_err(|e| error(&e))?;
@@ -41,38 +48,40 @@ impl JsEventCorrelator {
     }
 
     /// `written(eventJson)`: the Event the server returned for a create or patch.
-    pub fn written(&mut self, event: JsValue) -> Result<(), JsValue> {
+    pub fn written(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "JsonInput<RecordedEvent | KubeObject>")]
+        event: JsValue,
+    ) -> Result<(), JsValue> {
         let event: Event = object(&event, "event")?;
         self.state.written(&event);
         Ok(())
     }
 
     /// `state()`: the state as JSON text.
+    #[wasm_bindgen(unchecked_return_type = "JsonText<EventCorrelatorState>")]
     pub fn state(&self) -> JsResult {
         to_json_text(&self.state)
     }
 
     /// `size()`: entries per cache.
+    #[wasm_bindgen(unchecked_return_type = "EventCorrelatorSize")]
     pub fn size(&self) -> JsResult {
         to_js(&self.state.size())
     }
 }
 
-#[derive(Serialize)]
-struct Correlated<'a> {
-    decision: &'a replicore::event_correlation::Correlation,
-    state: &'a EventCorrelator,
-}
-
 /// `correlateEvent(stateJson|null, eventJson, nowJson)`: `{decision, state}` as JSON text.
-#[wasm_bindgen(js_name = correlateEvent)]
-pub fn correlate_event(state: JsValue, event: JsValue, now: JsValue) -> JsResult {
+#[wasm_bindgen(js_name = correlateEvent, unchecked_return_type = "JsonText<Correlated>")]
+pub fn correlate_event(
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<EventCorrelatorState> | undefined")]
+    state: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<EventToRecord>")] event: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<Time>")] now: JsValue,
+) -> JsResult {
     let state = state_from(&state)?;
     let event: EventToRecord = object(&event, "event")?;
     let now: Time = any(&now, "now")?;
     let (decision, state) = correlate(state, &event, now).map_err(|e| error(&e))?;
-    to_json_text(&Correlated {
-        decision: &decision,
-        state: &state,
-    })
+    to_json_text(&Correlated { decision, state })
 }

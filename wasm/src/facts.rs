@@ -9,10 +9,18 @@ use wasm_bindgen::prelude::*;
 
 use crate::convert::{self, error, optional, to_js, JsResult};
 
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &str = r#"
+import type { PodFacts, RankRule } from "../generated/index.js";
+"#;
+
 /// `podFacts(listJson, configJson?)`: every pod of a snapshot (what `explain` reads) with
 /// the engine's facts: ready, active, terminating, restarts, deletion cost, owner.
-#[wasm_bindgen(js_name = podFacts)]
-pub fn pod_facts(list: JsValue, config: JsValue) -> JsResult {
+#[wasm_bindgen(js_name = podFacts, unchecked_return_type = "PodFacts[]")]
+pub fn pod_facts(
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<unknown>")] list: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<Config> | undefined")] config: JsValue,
+) -> JsResult {
     let config: Config = optional(&config, "config")?;
     let bytes = convert::json_bytes(&list, "")?;
     let facts = pod_facts_json(&bytes, &config.owner_kind).map_err(|e| error(&e))?;
@@ -20,7 +28,7 @@ pub fn pod_facts(list: JsValue, config: JsValue) -> JsResult {
 }
 
 /// `rankRuleTexts()`: each rank rule's text, by rule name (`deletionCost`, …).
-#[wasm_bindgen(js_name = rankRuleTexts)]
+#[wasm_bindgen(js_name = rankRuleTexts, unchecked_return_type = "Record<RankRule, string>")]
 pub fn rank_rule_texts_js() -> JsResult {
     let mut map = Map::new();
     for (rule, text) in rank_rule_texts() {

@@ -37,13 +37,24 @@ use replicore::events::{on_owner_event, on_pod_event, OwnerEvent, PodEvent};
 use replicore::explain::{explain_json, ExplainOptions};
 use replicore::model::LabelSelector;
 use replicore::outcome::{ClaimOutcome, LiveOwner};
+use replicore::rank::{NamedRankedPod, RankOptions};
+use replicore::status::StatusInput;
 use replicore::{
     complete as complete_sync, plan as plan_sync, CallResult, Config, CreatePlan, Expectations,
-    ExpectationsChange, FeatureGates, Manage, Pod, ReplicaSet, Selector, SyncInput, SyncOutcome,
-    SyncPlan, Time,
+    ExpectationsChange, Manage, Pod, ReplicaSet, Selector, SyncInput, SyncOutcome, SyncPlan, Time,
 };
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use wasm_bindgen::prelude::*;
+
+// The TypeScript types of this module's exports and of `store`, `event_correlation` and
+// `quota`'s: generated from the Rust types by ts-rs (`node/src/generated/`). `JsonText`
+// and `JsonInput` are declared in `deployment`'s section.
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &str = r#"
+import type { ClaimOutcome, Completion, Config, Correlated, Correlation, EventCorrelatorSize, EventCorrelatorState, EventDecision, EventToRecord, Expectations, ExpectationsChange, CreatePlan, CallResult, KubeObject, LabelSelector, LiveOwner, Manage, RankedPod, RankOptions, RecordedEvent, ReplicaSetStatus, SlowStartResult, StatusInput, StorePlanOptions, StoreSize, SyncInput, SyncOutcome, SyncPlan, Time } from "../generated/index.js";
+import type { FieldTree } from "../pod-json.js";
+import type { StoreEvent, WatchEvent } from "../types.js";
+"#;
 
 /// Upper bound for `slowStart`'s count: far above any burst, low enough to return fast.
 const MAX_SLOW_START: usize = 1_000_000;
@@ -68,23 +79,32 @@ pub fn version() -> String {
 
 /// `plan(inputJson, configJson?)`: what one sync will do, as JSON text. The plan is a
 /// value: the calls below take it back (as JSON text) and need nothing else.
-#[wasm_bindgen]
-pub fn plan(input: JsValue, config: JsValue) -> JsResult {
+#[wasm_bindgen(unchecked_return_type = "JsonText<SyncPlan>")]
+pub fn plan(
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<SyncInput>")] input: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<Config> | undefined")] config: JsValue,
+) -> JsResult {
     to_json_text(&plan_from(&input, &config)?)
 }
 
 /// `adoptionAllowed(planJson, liveOwnerJson)`: R-32, `null` when the planned adoptions
 /// may go ahead, else why not.
 #[wasm_bindgen(js_name = adoptionAllowed)]
-pub fn adoption_allowed(plan: JsValue, live_owner: JsValue) -> Result<Option<String>, JsValue> {
+pub fn adoption_allowed(
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<SyncPlan>")] plan: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<LiveOwner>")] live_owner: JsValue,
+) -> Result<Option<String>, JsValue> {
     let plan: SyncPlan = object(&plan, "plan")?;
     let live: LiveOwner = any(&live_owner, "liveOwner")?;
     Ok(plan.adoption_allowed(&live).err())
 }
 
 /// `manageAfterClaims(planJson, claimsJson)`: the manage step once the claims are done.
-#[wasm_bindgen(js_name = manageAfterClaims)]
-pub fn manage_after_claims(plan: JsValue, claims: JsValue) -> JsResult {
+#[wasm_bindgen(js_name = manageAfterClaims, unchecked_return_type = "Manage")]
+pub fn manage_after_claims(
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<SyncPlan>")] plan: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<ClaimOutcome>")] claims: JsValue,
+) -> JsResult {
     let plan: SyncPlan = object(&plan, "plan")?;
     let claims: ClaimOutcome = object(&claims, "claims")?;
     plan.manage_after(&claims)
@@ -94,8 +114,11 @@ pub fn manage_after_claims(plan: JsValue, claims: JsValue) -> JsResult {
 
 /// `complete(planJson, outcomeJson)`: what the host's calls mean. The plan carries
 /// everything this needs: nothing is planned again and no state is kept here.
-#[wasm_bindgen]
-pub fn complete(plan: JsValue, outcome: JsValue) -> JsResult {
+#[wasm_bindgen(unchecked_return_type = "Completion")]
+pub fn complete(
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<SyncPlan>")] plan: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<SyncOutcome>")] outcome: JsValue,
+) -> JsResult {
     let plan: SyncPlan = object(&plan, "plan")?;
     let outcome: SyncOutcome = object(&outcome, "outcome")?;
     complete_sync(&plan, &outcome)
@@ -109,8 +132,12 @@ pub fn complete(plan: JsValue, outcome: JsValue) -> JsResult {
 
 /// `completeInput(inputJson, outcomeJson, configJson?)`: `complete` for the plan of an
 /// input made elsewhere (plans are deterministic).
-#[wasm_bindgen(js_name = completeInput)]
-pub fn complete_input(input: JsValue, outcome: JsValue, config: JsValue) -> JsResult {
+#[wasm_bindgen(js_name = completeInput, unchecked_return_type = "Completion")]
+pub fn complete_input(
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<SyncInput>")] input: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<SyncOutcome>")] outcome: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<Config> | undefined")] config: JsValue,
+) -> JsResult {
     let plan = plan_from(&input, &config)?;
     let outcome: SyncOutcome = object(&outcome, "outcome")?;
     complete_sync(&plan, &outcome)
@@ -123,8 +150,14 @@ pub fn complete_input(input: JsValue, outcome: JsValue, config: JsValue) -> JsRe
 
 /// `abandonedExpectations(manageJson, resultsJson)`: what to take off the expectations
 /// when the host stops a manage step partway (R-54, R-59), given the results so far.
-#[wasm_bindgen(js_name = abandonedExpectations)]
-pub fn abandoned_expectations(manage: JsValue, results: JsValue) -> JsResult {
+#[wasm_bindgen(
+    js_name = abandonedExpectations,
+    unchecked_return_type = "ExpectationsChange[]"
+)]
+pub fn abandoned_expectations(
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<Manage>")] manage: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<CallResult[]>")] results: JsValue,
+) -> JsResult {
     let manage: Manage = object(&manage, "manage")?;
     let results: Vec<CallResult> = any(&results, "results")?;
     to_js(&manage.abandoned(&results))
@@ -133,7 +166,10 @@ pub fn abandoned_expectations(manage: JsValue, results: JsValue) -> JsResult {
 /// `nextBatch(createJson, resultsJson)`: the size of the next slow-start batch, or
 /// `undefined` when slow start is over (R-52, R-53).
 #[wasm_bindgen(js_name = nextBatch)]
-pub fn next_batch(create: JsValue, results: JsValue) -> Result<Option<usize>, JsValue> {
+pub fn next_batch(
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<CreatePlan>")] create: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<CallResult[]>")] results: JsValue,
+) -> Result<Option<usize>, JsValue> {
     let create: CreatePlan = object(&create, "create")?;
     let results: Vec<CallResult> = any(&results, "results")?;
     Ok(create.next_batch(&results))
@@ -142,7 +178,11 @@ pub fn next_batch(create: JsValue, results: JsValue) -> Result<Option<usize>, Js
 /// `selectorMatches(selectorJson, labelsJson)`: R-10..R-12. A nil selector matches
 /// nothing, `{}` everything; an invalid selector throws (code `INVALID_SELECTOR`).
 #[wasm_bindgen(js_name = selectorMatches)]
-pub fn selector_matches(selector: JsValue, labels: JsValue) -> Result<bool, JsValue> {
+pub fn selector_matches(
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<LabelSelector | null>")] selector: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<Record<string, string> | null>")]
+    labels: JsValue,
+) -> Result<bool, JsValue> {
     let selector: Option<LabelSelector> = any(&selector, "selector")?;
     let labels: Option<BTreeMap<String, String>> = any(&labels, "labels")?;
     let compiled = Selector::compile(selector.as_ref()).map_err(|e| {
@@ -151,88 +191,43 @@ pub fn selector_matches(selector: JsValue, labels: JsValue) -> Result<bool, JsVa
     Ok(compiled.matches(labels.as_ref()))
 }
 
-/// Input of `calculateStatus`.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct StatusInput {
-    now: Time,
-    #[serde(alias = "replicaSet", deserialize_with = "replicore::objects::object")]
-    owner: ReplicaSet,
-    #[serde(default, deserialize_with = "replicore::objects::objects")]
-    active_pods: Vec<Pod>,
-    #[serde(default)]
-    terminating_pods: usize,
-    #[serde(default)]
-    manage_error: Option<String>,
-}
-
 /// `calculateStatus(inputJson, configJson?)`: upstream's calculateStatus over the given
 /// active pods (R-80..R-82); `terminatingPods` is a count.
-#[wasm_bindgen(js_name = calculateStatus)]
-pub fn calculate_status(input: JsValue, config: JsValue) -> JsResult {
+#[wasm_bindgen(js_name = calculateStatus, unchecked_return_type = "ReplicaSetStatus")]
+pub fn calculate_status(
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<StatusInput>")] input: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<Config> | undefined")] config: JsValue,
+) -> JsResult {
     let input: StatusInput = object(&input, "")?;
     let config = config_from(&config)?;
-    let pods: Vec<&Pod> = input.active_pods.iter().collect();
-    let status = replicore::status::calculate(
-        &input.owner,
-        &pods,
-        input.terminating_pods,
-        replicore::status::StatusContext {
-            gates: &config.feature_gates,
-            owner_kind: &config.owner_kind,
-            manage_error: input.manage_error.as_deref(),
-            now: input.now,
-            wall_clock: input.now,
-        },
-    );
-    to_js(&status)
+    to_js(&input.calculate(&config))
 }
 
 /// `slowStart(count, initialBatchSize, failedCallsJson)`: how a slow start of `count`
 /// calls goes when the calls at the given 0-based indices fail (R-52).
-#[wasm_bindgen(js_name = slowStart)]
-pub fn slow_start(count_: JsValue, initial_batch_size: JsValue, failed_calls: JsValue) -> JsResult {
+#[wasm_bindgen(js_name = slowStart, unchecked_return_type = "SlowStartResult")]
+pub fn slow_start(
+    #[wasm_bindgen(unchecked_param_type = "number")] count_: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "number")] initial_batch_size: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<number[]>")] failed_calls: JsValue,
+) -> JsResult {
     let n = count(&count_, "count", MAX_SLOW_START)?;
     let initial = count(&initial_batch_size, "initialBatchSize", MAX_SLOW_START)?;
     let failed: BTreeSet<usize> = any(&failed_calls, "failedCalls")?;
-    let r = replicore::slowstart::run(n, initial, |i| failed.contains(&i));
-    #[derive(Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Out {
-        successes: usize,
-        calls: usize,
-        batches: Vec<usize>,
-        first_failure: Option<usize>,
-    }
-    to_js(&Out {
-        successes: r.successes,
-        calls: r.calls,
-        batches: r.batches,
-        first_failure: r.first_failure,
-    })
-}
-
-/// Options of `rankPods` and `upstreamLess`.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct RankOptions {
-    now: Time,
-    /// Pods whose active members count toward co-location; default: the pods themselves.
-    #[serde(default, deserialize_with = "replicore::objects::opt_objects")]
-    related: Option<Vec<Pod>>,
-    #[serde(default)]
-    feature_gates: FeatureGates,
+    to_js(&replicore::slowstart::run(n, initial, |i| {
+        failed.contains(&i)
+    }))
 }
 
 /// `upstreamLess(aJson, rankA, bJson, rankB, optionsJson)`: upstream's comparator on two
 /// pods with their co-location ranks, for cross-checking (the order is `rankPods`').
 #[wasm_bindgen(js_name = upstreamLess)]
 pub fn upstream_less(
-    a: JsValue,
-    rank_a: JsValue,
-    b: JsValue,
-    rank_b: JsValue,
-    options: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<KubeObject>")] a: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "number")] rank_a: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<KubeObject>")] b: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "number")] rank_b: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<RankOptions>")] options: JsValue,
 ) -> Result<bool, JsValue> {
     let a: Pod = object(&a, "a")?;
     let b: Pod = object(&b, "b")?;
@@ -247,21 +242,13 @@ pub fn upstream_less(
     ))
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct RankedPodOut<'a> {
-    namespace: &'a str,
-    name: &'a str,
-    #[serde(flatten)]
-    ranked: replicore::RankedPod,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    rule_text: Option<&'static str>,
-}
-
 /// `rankPods(podsJson, optionsJson)`: the scale-down order, first to go first, each pod
 /// with the rule that placed it before the next (as JSON text).
-#[wasm_bindgen(js_name = rankPods)]
-pub fn rank_pods(pods: JsValue, options: JsValue) -> JsResult {
+#[wasm_bindgen(js_name = rankPods, unchecked_return_type = "JsonText<RankedPod[]>")]
+pub fn rank_pods(
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<KubeObject[]>")] pods: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<RankOptions>")] options: JsValue,
+) -> JsResult {
     let pods = objects::<Pod>(&pods, "pods")?;
     let options: RankOptions = object(&options, "options")?;
     replicore::input::validate_pods(&pods, "pods").map_err(|e| error(&e))?;
@@ -271,17 +258,9 @@ pub fn rank_pods(pods: JsValue, options: JsValue) -> JsResult {
         None => candidates.clone(),
     };
     let ranked = replicore::rank::rank(&candidates, &related, options.now, &options.feature_gates);
-    let out: Vec<RankedPodOut> = ranked
+    let out: Vec<NamedRankedPod> = ranked
         .into_iter()
-        .filter_map(|r| {
-            let pod = candidates.get(r.index)?;
-            Some(RankedPodOut {
-                namespace: pod.namespace(),
-                name: pod.name(),
-                rule_text: r.rule.map(|rule| rule.describe()),
-                ranked: r,
-            })
-        })
+        .filter_map(|r| Some(NamedRankedPod::new(candidates.get(r.index)?, r)))
         .collect();
     to_json_text(&out)
 }
@@ -290,8 +269,11 @@ pub fn rank_pods(pods: JsValue, options: JsValue) -> JsResult {
 /// (or an array of lists/objects) as `kubectl get rs,pods -o json` prints it. Only in
 /// modules built with the `explain` feature (the CLI's and the playground's).
 #[cfg(feature = "explain")]
-#[wasm_bindgen]
-pub fn explain(list: JsValue, options: JsValue) -> JsResult {
+#[wasm_bindgen(unchecked_return_type = "Explanation")]
+pub fn explain(
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<unknown>")] list: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<ExplainOptions>")] options: JsValue,
+) -> JsResult {
     let options: ExplainOptions = object(&options, "options")?;
     let bytes = convert::json_bytes(&list, "")?;
     let explanation = explain_json(&bytes, &options).map_err(|e| error(&e))?;
@@ -327,8 +309,12 @@ fn missing_old() -> JsValue {
 
 /// `onPodEvent(eventJson, ownersJson, configJson?)`: which owner keys to enqueue (now or
 /// after a delay) and which expectation observations to make.
-#[wasm_bindgen(js_name = onPodEvent)]
-pub fn on_pod_event_js(event: JsValue, owners: JsValue, config: JsValue) -> JsResult {
+#[wasm_bindgen(js_name = onPodEvent, unchecked_return_type = "EventDecision")]
+pub fn on_pod_event_js(
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<WatchEvent<KubeObject>>")] event: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<KubeObject[]>")] owners: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<Config> | undefined")] config: JsValue,
+) -> JsResult {
     let event: WatchEvent<Pod> = object(&event, "event")?;
     let owners = objects::<ReplicaSet>(&owners, "owners")?;
     let config = config_from(&config)?;
@@ -346,8 +332,10 @@ pub fn on_pod_event_js(event: JsValue, owners: JsValue, config: JsValue) -> JsRe
 }
 
 /// `onOwnerEvent(eventJson)`: the owner-event rules.
-#[wasm_bindgen(js_name = onOwnerEvent)]
-pub fn on_owner_event_js(event: JsValue) -> JsResult {
+#[wasm_bindgen(js_name = onOwnerEvent, unchecked_return_type = "EventDecision")]
+pub fn on_owner_event_js(
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<WatchEvent<KubeObject>>")] event: JsValue,
+) -> JsResult {
     let event: WatchEvent<ReplicaSet> = object(&event, "event")?;
     let object = &event.object;
     let decision = match (&event.type_, &event.old) {
@@ -361,8 +349,12 @@ pub fn on_owner_event_js(event: JsValue) -> JsResult {
 
 /// `applyExpectations(currentJson, changesJson, nowJson)`: the expectations after the
 /// changes (`null` = no record).
-#[wasm_bindgen(js_name = applyExpectations)]
-pub fn apply_expectations(current: JsValue, changes: JsValue, now: JsValue) -> JsResult {
+#[wasm_bindgen(js_name = applyExpectations, unchecked_return_type = "Expectations")]
+pub fn apply_expectations(
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<Expectations>")] current: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<ExpectationsChange[]>")] changes: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<Time>")] now: JsValue,
+) -> JsResult {
     let mut e: Expectations = any(&current, "current")?;
     let changes: Vec<ExpectationsChange> = any(&changes, "changes")?;
     let now: Time = any(&now, "now")?;
@@ -374,7 +366,10 @@ pub fn apply_expectations(current: JsValue, changes: JsValue, now: JsValue) -> J
 
 /// `expectationsSatisfied(currentJson, nowJson)`: R-40.
 #[wasm_bindgen(js_name = expectationsSatisfied)]
-pub fn expectations_satisfied(current: JsValue, now: JsValue) -> Result<bool, JsValue> {
+pub fn expectations_satisfied(
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<Expectations>")] current: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<Time>")] now: JsValue,
+) -> Result<bool, JsValue> {
     let e: Expectations = any(&current, "current")?;
     let now: Time = any(&now, "now")?;
     Ok(e.satisfied(now))
@@ -383,7 +378,7 @@ pub fn expectations_satisfied(current: JsValue, now: JsValue) -> Result<bool, Js
 /// `podFields()`: the fields of a pod the engine reads (`replicore::pod_fields`), as a
 /// tree: `true` for a value read whole, an object of fields, or a one-item array of the
 /// item shape. The package writes only these when it turns pods into JSON.
-#[wasm_bindgen(js_name = podFields)]
+#[wasm_bindgen(js_name = podFields, unchecked_return_type = "FieldTree")]
 pub fn pod_fields() -> JsResult {
     to_js(&replicore::pod_fields::POD_FIELDS)
 }

@@ -9,7 +9,10 @@ use crate::convert::{any, objects};
 /// at `now` (kube-apiserver's `QuotaV1Pod`: not terminal, not terminating past its grace
 /// period).
 #[wasm_bindgen(js_name = podQuotaUsed)]
-pub fn pod_quota_used(pods: JsValue, now: JsValue) -> Result<u32, JsValue> {
+pub fn pod_quota_used(
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<KubeObject[]>")] pods: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<Time>")] now: JsValue,
+) -> Result<u32, JsValue> {
     let pods: Vec<Pod> = objects(&pods, "pods")?;
     let now: Time = any(&now, "now")?;
     let n = replicore::quota::used(&pods, now);

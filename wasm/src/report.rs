@@ -7,6 +7,11 @@ use wasm_bindgen::prelude::*;
 
 use crate::convert::{self, error, object, to_json_text, JsResult};
 
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &str = r#"
+import type { ExplainOptions, Explanation, ReportOptions } from "../generated/index.js";
+"#;
+
 fn made(list: &JsValue, options: &JsValue) -> Result<replicore::report::Report, JsValue> {
     let options: ReportOptions = object(options, "options")?;
     let bytes = convert::json_bytes(list, "")?;
@@ -15,13 +20,25 @@ fn made(list: &JsValue, options: &JsValue) -> Result<replicore::report::Report, 
 
 /// `explainText(listJson, optionsJson)`: the plain-text report of `replicore explain`.
 #[wasm_bindgen(js_name = explainText)]
-pub fn explain_text(list: JsValue, options: JsValue) -> Result<String, JsValue> {
+pub fn explain_text(
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<unknown>")] list: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<ReportOptions>")] options: JsValue,
+) -> Result<String, JsValue> {
     made(&list, &options).map(|r| render(&r))
 }
 
 /// `explainReport(listJson, optionsJson)`: the same report as data (JSON text).
-#[wasm_bindgen(js_name = explainReport)]
-pub fn explain_report(list: JsValue, options: JsValue) -> JsResult {
+///
+/// ReplicaSets alone give an [`replicore::explain::Explanation`]; with Deployments or a
+/// forecast, `{deployments, replicaSets, forecasts}` (not typed further).
+#[wasm_bindgen(
+    js_name = explainReport,
+    unchecked_return_type = "JsonText<Explanation | Record<string, unknown>>"
+)]
+pub fn explain_report(
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<unknown>")] list: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<ReportOptions>")] options: JsValue,
+) -> JsResult {
     let value = made(&list, &options)?
         .to_json_value()
         .map_err(|e| error(&e))?;

@@ -6,8 +6,8 @@
 //! later steps are the module's free functions (`adoptionAllowed`, `manageAfterClaims`,
 //! `complete`).
 
-use replicore::{Expectations, OwnerChange, Pod, PodChange, ReplicaSet, Store, SyncContext, Time};
-use serde::{Deserialize, Serialize};
+use replicore::{OwnerChange, Pod, PodChange, ReplicaSet, Store, SyncContext};
+use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
 use crate::convert::{error, object, string, to_js, to_json_text, JsResult};
@@ -23,27 +23,6 @@ struct Change<T> {
     object: T,
 }
 
-/// `planFor`'s options.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct PlanOptions {
-    now: Time,
-    #[serde(default)]
-    expectations: Expectations,
-    #[serde(default = "yes")]
-    cache_is_fresh: bool,
-}
-
-fn yes() -> bool {
-    true
-}
-
-#[derive(Serialize)]
-struct Size {
-    owners: usize,
-    pods: usize,
-}
-
 /// Owners and pods in wasm memory, indexed by namespace; plans without re-sending pods.
 #[wasm_bindgen(js_name = Store)]
 pub struct JsStore {
@@ -54,7 +33,9 @@ pub struct JsStore {
 impl JsStore {
     /// `new Store(configJson?)`.
     #[wasm_bindgen(constructor)]
-    pub fn new(config: JsValue) -> Result<JsStore, JsValue> {
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "JsonInput<Config> | undefined")] config: JsValue,
+    ) -> Result<JsStore, JsValue> {
         let config = config_from(&config)?;
         Ok(JsStore {
             store: Store::new(config).map_err(|e| error(&e))?,
@@ -63,14 +44,21 @@ impl JsStore {
 
     /// `upsertOwner(ownerJson)`: adds or replaces an owner; a bad one changes nothing.
     #[wasm_bindgen(js_name = upsertOwner)]
-    pub fn upsert_owner(&mut self, owner: JsValue) -> Result<(), JsValue> {
+    pub fn upsert_owner(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "JsonInput<KubeObject>")] owner: JsValue,
+    ) -> Result<(), JsValue> {
         let owner: ReplicaSet = object(&owner, "owner")?;
         self.store.upsert_owner(owner).map_err(|e| error(&e))
     }
 
     /// `deleteOwner(namespace, name)`: whether it was there.
     #[wasm_bindgen(js_name = deleteOwner)]
-    pub fn delete_owner(&mut self, namespace: JsValue, name: JsValue) -> Result<bool, JsValue> {
+    pub fn delete_owner(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "string")] namespace: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
+    ) -> Result<bool, JsValue> {
         let namespace = string(&namespace, "namespace")?;
         let name = string(&name, "name")?;
         Ok(self.store.delete_owner(&namespace, &name).is_some())
@@ -78,7 +66,10 @@ impl JsStore {
 
     /// `upsertPod(podJson)`: adds or replaces a pod; a bad one changes nothing.
     #[wasm_bindgen(js_name = upsertPod)]
-    pub fn upsert_pod(&mut self, pod: JsValue) -> Result<(), JsValue> {
+    pub fn upsert_pod(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "JsonInput<KubeObject>")] pod: JsValue,
+    ) -> Result<(), JsValue> {
         let pod: Pod = object(&pod, "pod")?;
         self.store
             .upsert_pod(pod)
@@ -88,7 +79,11 @@ impl JsStore {
 
     /// `deletePod(namespace, name)`: whether it was there.
     #[wasm_bindgen(js_name = deletePod)]
-    pub fn delete_pod(&mut self, namespace: JsValue, name: JsValue) -> Result<bool, JsValue> {
+    pub fn delete_pod(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "string")] namespace: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
+    ) -> Result<bool, JsValue> {
         let namespace = string(&namespace, "namespace")?;
         let name = string(&name, "name")?;
         Ok(self.store.delete_pod(&namespace, &name).is_some())
@@ -96,8 +91,11 @@ impl JsStore {
 
     /// `onPodEvent(eventJson)`: what the event asks for, decided against the stored
     /// owners and previous pod; then the event is applied to the store.
-    #[wasm_bindgen(js_name = onPodEvent)]
-    pub fn on_pod_event(&mut self, event: JsValue) -> JsResult {
+    #[wasm_bindgen(js_name = onPodEvent, unchecked_return_type = "EventDecision")]
+    pub fn on_pod_event(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "JsonInput<StoreEvent<KubeObject>>")] event: JsValue,
+    ) -> JsResult {
         let event = object::<Change<Pod>>(&event, "event")?;
         let change = match event.type_ {
             EventType::Added | EventType::Updated => PodChange::Upsert(event.object),
@@ -111,8 +109,11 @@ impl JsStore {
     }
 
     /// `onOwnerEvent(eventJson)`: as `onPodEvent`, for owners.
-    #[wasm_bindgen(js_name = onOwnerEvent)]
-    pub fn on_owner_event(&mut self, event: JsValue) -> JsResult {
+    #[wasm_bindgen(js_name = onOwnerEvent, unchecked_return_type = "EventDecision")]
+    pub fn on_owner_event(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "JsonInput<StoreEvent<KubeObject>>")] event: JsValue,
+    ) -> JsResult {
         let event = object::<Change<ReplicaSet>>(&event, "event")?;
         let change = match event.type_ {
             EventType::Added | EventType::Updated => OwnerChange::Upsert(event.object),
@@ -127,30 +128,27 @@ impl JsStore {
 
     /// `planFor(namespace, name, optionsJson)`: the plan for the stored owner, as JSON
     /// text.
-    #[wasm_bindgen(js_name = planFor)]
-    pub fn plan_for(&self, namespace: JsValue, name: JsValue, options: JsValue) -> JsResult {
+    #[wasm_bindgen(js_name = planFor, unchecked_return_type = "JsonText<SyncPlan>")]
+    pub fn plan_for(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] namespace: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "JsonInput<StorePlanOptions>")] options: JsValue,
+    ) -> JsResult {
         let namespace = string(&namespace, "namespace")?;
         let name = string(&name, "name")?;
-        let options: PlanOptions = object(&options, "options")?;
+        let context: SyncContext = object(&options, "options")?;
         let snapshot = self
             .store
-            .snapshot(
-                &namespace,
-                &name,
-                SyncContext {
-                    now: options.now,
-                    expectations: options.expectations,
-                    cache_is_fresh: options.cache_is_fresh,
-                },
-            )
+            .snapshot(&namespace, &name, context)
             .map_err(|e| error(&e))?;
         let plan = snapshot.plan(self.store.config()).map_err(|e| error(&e))?;
         to_json_text(&plan)
     }
 
     /// `size()`: `{owners, pods}`.
+    #[wasm_bindgen(unchecked_return_type = "StoreSize")]
     pub fn size(&self) -> JsResult {
-        let (owners, pods) = self.store.len();
-        to_js(&Size { owners, pods })
+        to_js(&self.store.size())
     }
 }

@@ -39,6 +39,7 @@ const SYNCS_PER_INSTANT: usize = 8;
 
 /// Which new pods never become ready.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(
     tag = "kind",
     rename_all = "camelCase",
