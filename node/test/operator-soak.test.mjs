@@ -689,7 +689,19 @@ test(`chaos soak: ${OWNERS} ReplicaSets and ${DEPLOYMENTS} Deployments x 0..${MA
   const behind = () => [...names.map(rsBehind), ...dnames.map(deploymentBehind)].filter((w) => w !== "");
   const c0 = performance.now();
   const converged = () => behind().length === 0;
-  while (!converged() && performance.now() - c0 < CONVERGE_MS) await sleep(100);
+  // When each kind had converged (the last time it was found behind), for the summary.
+  const lastBehind = { replicaSets: c0, deployments: c0 };
+  const restarts0 = stats.restarts;
+  const holder0 = leaseObject()?.spec?.holderIdentity;
+  while (performance.now() - c0 < CONVERGE_MS) {
+    const t = performance.now();
+    const rsLate = names.some((n) => rsBehind(n) !== "");
+    const depLate = dnames.some((n) => deploymentBehind(n) !== "");
+    if (rsLate) lastBehind.replicaSets = t;
+    if (depLate) lastBehind.deployments = t;
+    if (!rsLate && !depLate) break;
+    await sleep(100);
+  }
   const convergeSeconds = (performance.now() - c0) / 1000;
   const leaderNow = leader();
   supervising = false;
@@ -725,6 +737,12 @@ test(`chaos soak: ${OWNERS} ReplicaSets and ${DEPLOYMENTS} Deployments x 0..${MA
     largestDeployment: Math.max(0, ...[...obs.deployments.values()].map((d) => d.maxPods)),
     mostReplicaSetsOfADeployment: Math.max(0, ...[...obs.deployments.values()].map((d) => d.maxSets)),
     convergedInSeconds: Number(convergeSeconds.toFixed(1)),
+    replicaSetsConvergedInSeconds: Number(((lastBehind.replicaSets - c0) / 1000).toFixed(1)),
+    deploymentsConvergedInSeconds: Number(((lastBehind.deployments - c0) / 1000).toFixed(1)),
+    // A replica restarted, or the Lease changing hands, while converging explains a long wait.
+    restartsWhileConverging: stats.restarts - restarts0,
+    holderWhenFaultsStopped: holder0,
+    holderAtEnd: leaseObject()?.spec?.holderIdentity,
     podsAtEnd: pods,
     podsWanted: wanted,
     podsMax: obs.podsMax,
