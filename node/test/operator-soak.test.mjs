@@ -570,21 +570,30 @@ test(`chaos soak: ${OWNERS} ReplicaSets and ${DEPLOYMENTS} Deployments x 0..${MA
         const rolling = dnames.filter((n) => strategies[n].type === "RollingUpdate");
         const name = pick(rolling.length > 0 ? rolling : dnames);
         const d = deploymentObject(name);
-        if ((d.spec.replicas ?? 0) < 4) await scaleDeployment(name, int(Math.max(4, MAX_PODS >> 1), Math.max(4, MAX_PODS)));
+        const uid = d.metadata.uid;
+        const podsOf = () => obs.sets(obs.deployment(uid)).reduce((n, s) => n + s.count, 0);
+        if ((d.spec.replicas ?? 0) < 4) {
+          // Enough pods on the current ReplicaSet first, so that there is something to roll.
+          const want = int(Math.max(4, MAX_PODS >> 1), Math.max(4, MAX_PODS));
+          await scaleDeployment(name, want);
+          const until = performance.now() + 10000;
+          while (podsOf() < want && performance.now() < until) await sleep(20);
+        }
         server.faults.set({ latencyMs: 30 });
         const image = otherImage(name);
         await setImage(name, image);
         // Kill once the new ReplicaSet has pods and the old ones still have some.
-        const uid = d.metadata.uid;
         const mid = () => {
           const sets = obs.sets(obs.deployment(uid));
           const isNew = (s) => imageOf(server.store.get(kind.storeKey, NS, s.name)) === image;
           return sets.some((s) => isNew(s) && s.count > 0) && sets.some((s) => !isNew(s) && s.count > 0);
         };
-        const started = performance.now() + 5000;
+        // (A leader that has only just taken over may not sync for a few seconds.)
+        const started = performance.now() + 15000;
         while (!mid() && performance.now() < started) await sleep(5);
         stats.kills++;
         if (mid()) stats.rolloutKills++;
+        else t.diagnostic(`SIGKILL of the leader mid rollout: ${name} was not mid rollout after 15 s`);
         l.kill("SIGKILL");
       },
     ],
