@@ -532,6 +532,11 @@ export function deploymentKeysForPodDeleted(pod: Pod, replicaSets: ReplicaSet[],
   });
 }
 
+/** The annotation keys and the label the Deployment controller writes on its objects. */
+export function deploymentObjectKeys(): { revisionAnnotation: string; desiredReplicasAnnotation: string; maxReplicasAnnotation: string; podTemplateHashLabel: string } {
+  return guard("", () => raw.deploymentObjectKeys());
+}
+
 /**
  * Do this deployment's sync and pod-deletion handling read pods? Only a Recreate
  * deployment's do (D-61, D-114); for any other, pass no pods (`pods: []`) and the

@@ -194,6 +194,7 @@ test("10,000 random calls over every export answer with a value or a ReplicoreEr
     deploymentKeysForPodDeleted: () => replicore.deploymentKeysForPodDeleted(arg(pods[0]), arg(owners), arg([deployment]), arg(pods)),
     deploymentQueueAction: () => replicore.deploymentQueueAction(arg(syncDone), arg(3)),
     deploymentReadsPods: () => replicore.deploymentReadsPods(arg(deployment)),
+    deploymentObjectKeys: () => replicore.deploymentObjectKeys(),
   };
   const depState = replicore.deploymentSyncStart(depInput);
   const rejections = [];

@@ -183,6 +183,25 @@ pub fn deployment_keys_for_pod_deleted(
     to_js(&on_pod_deleted(&pod, &replica_sets, &deployments, &pods))
 }
 
+/// `deploymentObjectKeys()`: the annotation keys and the label the Deployment controller
+/// writes on its objects (for a host that shows or builds such objects: the playground's
+/// forecast snapshot), so no host restates them.
+#[wasm_bindgen(
+    js_name = deploymentObjectKeys,
+    unchecked_return_type = "{ revisionAnnotation: string; desiredReplicasAnnotation: string; maxReplicasAnnotation: string; podTemplateHashLabel: string }"
+)]
+pub fn deployment_object_keys() -> JsResult {
+    use replicore::deployment::model::{
+        DESIRED_REPLICAS_ANNOTATION, HASH_LABEL, MAX_REPLICAS_ANNOTATION, REVISION_ANNOTATION,
+    };
+    to_js(&serde_json::json!({
+        "revisionAnnotation": REVISION_ANNOTATION,
+        "desiredReplicasAnnotation": DESIRED_REPLICAS_ANNOTATION,
+        "maxReplicasAnnotation": MAX_REPLICAS_ANNOTATION,
+        "podTemplateHashLabel": HASH_LABEL,
+    }))
+}
+
 /// `deploymentReadsPods(deploymentJson)`: do the sync and the pod-deletion handler of
 /// this deployment read pods? Only a Recreate one's do (D-61, D-114); for any other a
 /// host may pass no pods and the decisions are the same.

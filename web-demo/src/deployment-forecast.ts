@@ -4,14 +4,12 @@
 // replica available), as `kubectl get deploy,rs -o json` would print it right after the
 // template changed. The engine decides everything else (explainReport → forecasts[]).
 
-import { explainReport, type ForecastRequest, type Scenario, type SimDeployment } from "replicore";
+import { deploymentObjectKeys, explainReport, type ForecastRequest, type Scenario, type SimDeployment } from "replicore";
 import type { ForecastView } from "./deployment-views.js";
-
-const REVISION = "deployment.kubernetes.io/revision";
 
 function template(name: string, image: string, hash?: string): Record<string, unknown> {
   const labels: Record<string, string> = { app: name };
-  if (hash !== undefined) labels["pod-template-hash"] = hash;
+  if (hash !== undefined) labels[deploymentObjectKeys().podTemplateHashLabel] = hash;
   return { metadata: { labels }, spec: { containers: [{ name: "app", image }] } };
 }
 
@@ -36,8 +34,10 @@ export function snapshotOfRun(dep: SimDeployment, scenario: Scenario): unknown {
     progressDeadlineSeconds: dep.progressDeadlineSeconds ?? 600,
   };
   if (dep.paused) spec.paused = true;
+  // The controller's own keys, from the engine.
+  const keys = deploymentObjectKeys();
   const annotations: Record<string, string> = {};
-  if (old?.revision != null) annotations[REVISION] = String(old.revision);
+  if (old?.revision != null) annotations[keys.revisionAnnotation] = String(old.revision);
   items.push({
     apiVersion: "apps/v1",
     kind: "Deployment",
@@ -56,15 +56,15 @@ export function snapshotOfRun(dep: SimDeployment, scenario: Scenario): unknown {
         name: old.name,
         namespace: dep.namespace,
         uid: `${dep.uid}-rs-${hash}`,
-        labels: { app: name, "pod-template-hash": hash },
+        labels: { app: name, [keys.podTemplateHashLabel]: hash },
         annotations: {
-          [REVISION]: String(old.revision ?? 1),
-          "deployment.kubernetes.io/desired-replicas": String(R),
-          "deployment.kubernetes.io/max-replicas": String(dep.maxPods),
+          [keys.revisionAnnotation]: String(old.revision ?? 1),
+          [keys.desiredReplicasAnnotation]: String(R),
+          [keys.maxReplicasAnnotation]: String(dep.maxPods),
         },
         ownerReferences: [{ apiVersion: "apps/v1", kind: "Deployment", name, uid: dep.uid, controller: true, blockOwnerDeletion: true }],
       },
-      spec: { replicas: R, selector: { matchLabels: { app: name, "pod-template-hash": hash } }, template: template(name, old.image, hash) },
+      spec: { replicas: R, selector: { matchLabels: { app: name, [keys.podTemplateHashLabel]: hash } }, template: template(name, old.image, hash) },
       status: { replicas: R, fullyLabeledReplicas: R, readyReplicas: R, availableReplicas: R, observedGeneration: 1 },
     });
   }
