@@ -13,6 +13,7 @@ import { apiError, patchOptions, type Clients, type OwnerResource } from "./kube
 import type { Logger } from "./log.js";
 import type { Metrics } from "./metrics.js";
 import { ControllerRateLimiter, WorkQueue, type RateLimiterOptions } from "./queue.js";
+import { NotLeader, runWorker } from "./worker.js";
 import type { Config, EventDecision, KubeEvent, ClaimOutcome, LiveOwner } from "../api.js";
 
 export interface ControllerOptions {
@@ -34,15 +35,6 @@ export interface ControllerOptions {
   /** The process's event recorder (one is made when not given). */
   recorder?: EventRecorder;
 }
-
-export class NotLeader extends Error {
-  constructor() {
-    super("not the leader: stopping before any further write");
-  }
-}
-
-/** How soon a sync abandoned for want of the Lease is tried again (ms). */
-export const NOT_LEADER_RETRY_MS = 1000;
 
 /** The event source kube-controller-manager's ReplicaSet controller records as. */
 const EVENT_SOURCE_COMPONENT = "replicaset-controller";
@@ -184,33 +176,21 @@ export class Controller {
     for (let i = 0; i < this.o.workers; i++) this.workers.push(this.worker(i));
   }
 
-  private async worker(id: number): Promise<void> {
-    for (;;) {
-      const k = await this.queue.get();
-      if (k === undefined) return;
-      const started = performance.now();
-      let result = "ok";
-      try {
-        result = await this.sync(k);
-      } catch (e) {
-        result = "error";
-        if (e instanceof NotLeader) {
-          // Tried again each second until this process may write again (if the lease is
-          // lost, the process ends). Not a failure of the key: a rate-limited re-add would
-          // double its backoff on every try (5 ms .. 1000 s), so a leader that reads the
-          // Lease back after some seconds without it could find keys waiting minutes.
-          this.o.log.warn("sync abandoned: not the leader", { key: k, worker: id, ...this.o.leaderInfo?.() });
-          this.queue.addAfter(k, NOT_LEADER_RETRY_MS);
-        } else {
-          this.o.metrics.errors.inc({ where: "sync" });
-          this.o.log.error("sync failed", { key: k, worker: id, error: apiError(e).message });
-          this.queue.addRateLimited(k);
-        }
-      } finally {
-        this.o.metrics.syncDuration.observe({ result }, (performance.now() - started) / 1000);
-        this.queue.done(k);
-      }
-    }
+  private worker(id: number): Promise<void> {
+    return runWorker({
+      id,
+      queue: this.queue,
+      log: this.o.log,
+      what: "sync",
+      thrown: "error",
+      sync: (k) => this.sync(k),
+      failed: (e) => {
+        this.o.metrics.errors.inc({ where: "sync" });
+        return apiError(e).message;
+      },
+      observe: (result, seconds) => this.o.metrics.syncDuration.observe({ result }, seconds),
+      ...(this.o.leaderInfo ? { leaderInfo: this.o.leaderInfo } : {}),
+    });
   }
 
   /** Stops taking keys and waits for the syncs in flight (the recorder is drained by its maker). */

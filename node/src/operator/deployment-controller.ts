@@ -9,7 +9,6 @@
 import type { KubernetesListObject, V1Pod } from "@kubernetes/client-node";
 import { strategicMergePatch, type Json } from "../devserver/patch.js";
 import type { Access } from "./access.js";
-import { NotLeader, NOT_LEADER_RETRY_MS } from "./controller.js";
 import { keysForPodDeleted, keysForReplicaSetEvent, queueAction, readsPods, runSync, type ApiCall, type ApiResult, type KubeObject, type SyncDone } from "./deployment-engine.js";
 import { KindMap } from "./deployment-kinds.js";
 import { Informer, type InformerEvent } from "./informer.js";
@@ -19,6 +18,7 @@ import type { Metrics } from "./metrics.js";
 import { ControllerRateLimiter, WorkQueue, type RateLimiterOptions } from "./queue.js";
 import type { EventRecorder } from "./recorder.js";
 import { trimPod } from "./transform.js";
+import { NotLeader, runWorker } from "./worker.js";
 
 export interface DeploymentControllerOptions {
   clients: Clients;
@@ -194,30 +194,24 @@ export class DeploymentController {
     await Promise.allSettled(this.workers);
   }
 
-  private async worker(id: number): Promise<void> {
-    for (;;) {
-      const k = await this.queue.get();
-      if (k === undefined) return;
-      const started = performance.now();
-      let result = "ok";
-      try {
-        result = await this.sync(k);
-      } catch (e) {
-        result = "aborted";
-        if (e instanceof NotLeader) {
-          this.o.log.warn("deployment sync abandoned: not the leader", { key: k, worker: id, ...this.o.leaderInfo?.() });
-          this.queue.addAfter(k, NOT_LEADER_RETRY_MS);
-        } else {
-          this.o.metrics.errors.inc({ where: "deployment-sync" });
-          this.o.log.error("deployment sync failed", { key: k, worker: id, error: e instanceof Error ? e.message : String(e) });
-          this.queue.addRateLimited(k);
-        }
-      } finally {
+  private worker(id: number): Promise<void> {
+    return runWorker({
+      id,
+      queue: this.queue,
+      log: this.o.log,
+      what: "deployment sync",
+      thrown: "aborted",
+      sync: (k) => this.sync(k),
+      failed: (e) => {
+        this.o.metrics.errors.inc({ where: "deployment-sync" });
+        return e instanceof Error ? e.message : String(e);
+      },
+      observe: (result, seconds) => {
         this.o.metrics.deploymentSyncs.inc({ result });
-        this.o.metrics.deploymentSyncDuration.observe({ result }, (performance.now() - started) / 1000);
-        this.queue.done(k);
-      }
-    }
+        this.o.metrics.deploymentSyncDuration.observe({ result }, seconds);
+      },
+      ...(this.o.leaderInfo ? { leaderInfo: this.o.leaderInfo } : {}),
+    });
   }
 
   /** One sync of Deployment `k`: the engine's steps, each call made here. */
