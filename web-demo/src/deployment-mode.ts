@@ -15,6 +15,7 @@ import {
   type SimIntOrString,
   type SimState,
 } from "replicore";
+import { PlayClock } from "./play-clock.js";
 import { byId, h, mount, vtime } from "./dom.js";
 import { forecastOfRun, report } from "./deployment-forecast.js";
 import {
@@ -114,9 +115,18 @@ export class DeployMode {
   importDeployment: string | null = null;
   private syncs: SyncAt[] = [];
   private traceSeen = 0;
-  private lastFrame = 0;
-  private lastSaved = 0;
-  private lastRender = 0;
+  private readonly clock = new PlayClock({
+    playing: () => this.playing && this.sim !== null,
+    speed: () => this.speed,
+    advance: (ms) => this.sim?.advance(ms),
+    renderEveryMs: () => 60,
+    refresh: () => this.refresh(),
+    save: () => this.changed(),
+    failed: (message) => {
+      this.error(message);
+      this.setPlaying(false);
+    },
+  });
   private forecastKey = "";
   private forecast: ForecastView | null = null;
   private forecastError = "";
@@ -340,33 +350,10 @@ export class DeployMode {
     b.textContent = this.playing ? "Pause time" : "Play";
     b.setAttribute("aria-pressed", String(this.playing));
     if (this.playing) {
-      this.lastFrame = performance.now();
-      requestAnimationFrame((ts) => this.frame(ts));
+      this.clock.start();
     } else {
       this.changed();
     }
-  }
-
-  private frame(ts: number): void {
-    if (!this.playing || !this.sim) return;
-    const dt = Math.min(ts - this.lastFrame, 100);
-    this.lastFrame = ts;
-    try {
-      this.sim.advance(Math.max(1, Math.round(dt * this.speed)));
-    } catch (e) {
-      this.error((e as Error).message);
-      this.setPlaying(false);
-      return;
-    }
-    if (ts - this.lastRender >= 60) {
-      this.lastRender = ts;
-      this.refresh();
-    }
-    if (ts - this.lastSaved > 1000) {
-      this.lastSaved = ts;
-      this.changed();
-    }
-    requestAnimationFrame((t) => this.frame(t));
   }
 
   /** Pulls the state and the new trace entries, then redraws. */

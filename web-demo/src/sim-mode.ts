@@ -5,6 +5,7 @@
 
 import { Simulator } from "replicore/sim";
 import { isReplicoreError, type Faults, type Scenario, type SimOwner, type SimPod, type SimState, type SyncTrace, type TraceEntry } from "replicore";
+import { PlayClock } from "./play-clock.js";
 import { byId, duration, h, mount, vtime } from "./dom.js";
 import { openEditor } from "./editor.js";
 import type { PageState } from "./url.js";
@@ -51,9 +52,19 @@ export class SimMode {
   /** The latest trace entries, for the decision log. */
   recent: TraceEntry[] = [];
   private traceSeen = 0;
-  private lastFrame = 0;
-  private lastSaved = 0;
-  private lastRender = 0;
+  private readonly clock = new PlayClock({
+    playing: () => this.playing && this.sim !== null,
+    speed: () => this.speed,
+    advance: (ms) => this.sim?.advance(ms),
+    // Drawing costs more with many pods: fewer frames then, the clock runs on.
+    renderEveryMs: () => ((this.state?.pods.length ?? 0) > 40 ? 120 : 50),
+    refresh: () => this.refresh(),
+    save: () => this.changed(),
+    failed: (message) => {
+      this.error(message);
+      this.setPlaying(false);
+    },
+  });
   private readonly changed: () => void;
 
   constructor(changed: () => void) {
@@ -217,34 +228,10 @@ export class SimMode {
     b.textContent = this.playing ? "Pause" : "Play";
     b.setAttribute("aria-pressed", String(this.playing));
     if (this.playing) {
-      this.lastFrame = performance.now();
-      requestAnimationFrame((ts) => this.frame(ts));
+      this.clock.start();
     } else {
       this.changed();
     }
-  }
-
-  private frame(ts: number): void {
-    if (!this.playing || !this.sim) return;
-    const dt = Math.min(ts - this.lastFrame, 100);
-    this.lastFrame = ts;
-    try {
-      this.sim.advance(Math.max(1, Math.round(dt * this.speed)));
-    } catch (e) {
-      this.error((e as Error).message);
-      this.setPlaying(false);
-      return;
-    }
-    // Drawing costs more with many pods: fewer frames then, the clock runs on.
-    if (ts - this.lastRender >= ((this.state?.pods.length ?? 0) > 40 ? 120 : 50)) {
-      this.lastRender = ts;
-      this.refresh();
-    }
-    if (ts - this.lastSaved > 1000) {
-      this.lastSaved = ts;
-      this.changed();
-    }
-    requestAnimationFrame((t) => this.frame(t));
   }
 
   /** Pulls the state and the new trace entries, then redraws. */
