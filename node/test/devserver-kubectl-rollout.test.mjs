@@ -6,12 +6,12 @@
 // and resume, rollout restart, scale.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cli, repo } from "./helpers.mjs";
-import { client, kubectlPath, operator, waitFor } from "./operator-helpers.mjs";
+import { client, kubectlIn, kubectlPath, operator, waitFor } from "./operator-helpers.mjs";
 
 const kubectl = kubectlPath();
 const tmp = mkdtempSync(join(tmpdir(), "replicore-rollout-"));
@@ -20,17 +20,7 @@ after(async () => {
   for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
 });
 
-function k(...args) {
-  const r = spawnSync(kubectl, ["--kubeconfig", join(tmp, "kubeconfig"), "--cache-dir", join(tmp, "cache"), ...args], { encoding: "utf8", timeout: 90000 });
-  if (r.error) throw r.error;
-  return r;
-}
-
-function ok(...args) {
-  const r = k(...args);
-  assert.equal(r.status, 0, `kubectl ${args.join(" ")}:\n${r.stdout}\n${r.stderr}`);
-  return r.stdout;
-}
+const { k, ok } = kubectlIn(kubectl, tmp, 90000);
 
 const API_YAML = (image) => `apiVersion: apps/v1
 kind: Deployment

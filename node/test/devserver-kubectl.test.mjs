@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cli, repo } from "./helpers.mjs";
-import { kubectlPath, operator, waitFor } from "./operator-helpers.mjs";
+import { kubectlIn, kubectlPath, operator, waitFor } from "./operator-helpers.mjs";
 
 const kubectl = kubectlPath();
 const tmp = mkdtempSync(join(tmpdir(), "replicore-kubectl-"));
@@ -18,17 +18,7 @@ after(async () => {
   for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
 });
 
-function k(...args) {
-  const r = spawnSync(kubectl, ["--kubeconfig", join(tmp, "kubeconfig"), "--cache-dir", join(tmp, "cache"), ...args], { encoding: "utf8", timeout: 30000 });
-  if (r.error) throw r.error;
-  return r;
-}
-
-function ok(...args) {
-  const r = k(...args);
-  assert.equal(r.status, 0, `kubectl ${args.join(" ")}:\n${r.stderr}`);
-  return r.stdout;
-}
+const { k, ok } = kubectlIn(kubectl, tmp, 30000);
 
 const RS_YAML = `apiVersion: apps/v1
 kind: ReplicaSet

@@ -1,7 +1,9 @@
 // Shared by the operator and dev-server tests: an in-process dev server, operator
 // processes (dist/cli.js operator) with their JSON logs, a small API client, polling.
-import { spawn } from "node:child_process";
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { DevServer } from "../dist/devserver/server.js";
 import { cli, repo } from "./helpers.mjs";
 
@@ -184,4 +186,23 @@ export function kubectlPath() {
     if (dir && existsSync(`${dir}/kubectl`)) return `${dir}/kubectl`;
   }
   return undefined;
+}
+
+/**
+ * kubectl with the kubeconfig `dir/kubeconfig` (and its cache in `dir`): `k(...args)`
+ * returns the process's result, `ok(...args)` asserts exit 0 and returns stdout.
+ * Synchronous: for a dev server in another process.
+ */
+export function kubectlIn(kubectl, dir, timeoutMs) {
+  const k = (...args) => {
+    const r = spawnSync(kubectl, ["--kubeconfig", join(dir, "kubeconfig"), "--cache-dir", join(dir, "cache"), ...args], { encoding: "utf8", timeout: timeoutMs });
+    if (r.error) throw r.error;
+    return r;
+  };
+  const ok = (...args) => {
+    const r = k(...args);
+    assert.equal(r.status, 0, `kubectl ${args.join(" ")}:\n${r.stdout}\n${r.stderr}`);
+    return r.stdout;
+  };
+  return { k, ok };
 }
