@@ -8,7 +8,7 @@
 //
 // Sizes are pods owned by the ReplicaSet; every input also holds 300 pods it does not
 // match. Plans scale the ReplicaSet to half its pods (a delete plan of 500 victims).
-import { explainReport, plan, planJson, rankPods, Store } from "replicore";
+import { deploymentObjectKeys, explainReport, plan, planJson, rankPods, Store } from "replicore";
 import { NOW, activeOwned, label, loadBase, owner, podsOfSize } from "./data.mjs";
 import { line, measure } from "./measure.mjs";
 
@@ -31,8 +31,11 @@ function bench(name, f, opts) {
 // snapshot of the native `forecast/1000_replicas` bench, through `explainReport` (which
 // also explains the Deployment and its ReplicaSet: an upper bound on the forecast alone).
 function forecastSnapshot() {
+  // The controller's own label and annotation keys, from the engine.
+  const keys = deploymentObjectKeys();
+  const revision = { [keys.revisionAnnotation]: "1" };
   const template = (image, hash) => ({
-    metadata: { labels: hash ? { app: "web", "pod-template-hash": hash } : { app: "web" } },
+    metadata: { labels: hash ? { app: "web", [keys.podTemplateHashLabel]: hash } : { app: "web" } },
     spec: { containers: [{ name: "web", image }] },
   });
   const owner = { apiVersion: "apps/v1", kind: "Deployment", name: "web", uid: "d-uid", controller: true, blockOwnerDeletion: true };
@@ -42,13 +45,13 @@ function forecastSnapshot() {
     items: [
       {
         kind: "Deployment", apiVersion: "apps/v1",
-        metadata: { name: "web", namespace: "default", uid: "d-uid", generation: 2, annotations: { "deployment.kubernetes.io/revision": "1" } },
+        metadata: { name: "web", namespace: "default", uid: "d-uid", generation: 2, annotations: revision },
         spec: { replicas: 1000, selector: { matchLabels: { app: "web" } }, template: template("web:v2"), strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: "25%", maxUnavailable: "25%" } }, progressDeadlineSeconds: 600 },
         status: { observedGeneration: 1, replicas: 1000, updatedReplicas: 1000, availableReplicas: 1000 },
       },
       {
         kind: "ReplicaSet", apiVersion: "apps/v1",
-        metadata: { name: "web-old1", namespace: "default", uid: "rs-old1", generation: 1, creationTimestamp: "2026-11-20T00:00:00Z", labels: old.metadata.labels, annotations: { "deployment.kubernetes.io/revision": "1" }, ownerReferences: [owner] },
+        metadata: { name: "web-old1", namespace: "default", uid: "rs-old1", generation: 1, creationTimestamp: "2026-11-20T00:00:00Z", labels: old.metadata.labels, annotations: revision, ownerReferences: [owner] },
         spec: { replicas: 1000, selector: { matchLabels: old.metadata.labels }, template: old },
         status: { replicas: 1000, readyReplicas: 1000, availableReplicas: 1000 },
       },
