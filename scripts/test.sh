@@ -13,8 +13,8 @@ step() { printf '\n== %s\n' "$*"; }
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
-step "cargo clippy (warnings are errors; with replicore's k8s-openapi and ts features, so their code is linted)"
-cargo clippy --workspace --all-targets --locked --features replicore/k8s-openapi,replicore/ts -- -D warnings
+step "cargo clippy (warnings are errors; with replicore's k8s-openapi and ts features and replicore-sim's ts, so their code is linted)"
+cargo clippy --workspace --all-targets --locked --features replicore/k8s-openapi,replicore/ts,replicore-sim/ts -- -D warnings
 
 step "TypeScript declarations generated from the Rust types are current (scripts/gen-types.sh --check)"
 bash scripts/gen-types.sh --check

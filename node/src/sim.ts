@@ -1,6 +1,6 @@
 // The seeded cluster simulator: a typed wrapper over the wasm `Simulator` class. Every
 // decision is the engine's (crate replicore-sim, sim/); this file only turns arguments into JSON text
-// and casts results to their declared types (sim-types.ts).
+// (the results carry the types generated from the simulator's Rust types).
 
 import * as raw from "./wasm-sim/replicore_sim.js";
 import { guard, json, utf8 } from "./json-text.js";
@@ -15,7 +15,7 @@ import type {
   Scenario,
   SimRanking,
   SimState,
-  SimTemplateFailure,
+  TemplateFailure,
   TraceEntry,
 } from "./sim-types.js";
 
@@ -105,12 +105,12 @@ export class Simulator {
   }
 
   /** Deployment scenarios: a new template with this container image (`kubectl set image`); `fail` makes its pods fail. */
-  setImage(image: string, fail?: SimTemplateFailure): void {
+  setImage(image: string, fail?: TemplateFailure): void {
     this.apply(fail === undefined ? { op: "setImage", image } : { op: "setImage", image, fail });
   }
 
   /** Deployment scenarios: the current template's new pods fail from now on. */
-  failTemplate(failure?: SimTemplateFailure): void {
+  failTemplate(failure?: TemplateFailure): void {
     this.apply(failure === undefined ? { op: "failTemplate" } : { op: "failTemplate", failure });
   }
 
@@ -130,22 +130,22 @@ export class Simulator {
   }
 
   state(): SimState {
-    return guard("", () => this.#sim.state() as SimState);
+    return guard("", () => this.#sim.state());
   }
 
   /** Trace entries with `seq >= since` (default: all). */
   trace(since?: number): TraceEntry[] {
-    return guard("", () => this.#sim.trace(since ?? null) as TraceEntry[]);
+    return guard("", () => this.#sim.trace(since ?? null));
   }
 
   /** Desired/current/ready/available of the primary owner over virtual time. */
   history(): Sample[] {
-    return guard("", () => this.#sim.history() as Sample[]);
+    return guard("", () => this.#sim.history());
   }
 
   /** Deployment scenarios: the Deployment's ReplicaSets as lanes over virtual time (empty otherwise). */
   deploymentHistory(): DeploymentSample[] {
-    return guard("", () => this.#sim.deploymentHistory() as DeploymentSample[]);
+    return guard("", () => this.#sim.deploymentHistory());
   }
 
   /**
@@ -154,17 +154,17 @@ export class Simulator {
    * laid over them (e.g. `{ LogarithmicScaleDown: false }` for the pre-1.31 order).
    */
   ranking(featureGates?: Partial<FeatureGates>, owner?: string): SimRanking {
-    return guard("", () => this.#sim.ranking(gatesJson(featureGates), owner ?? null) as SimRanking);
+    return guard("", () => this.#sim.ranking(gatesJson(featureGates), owner ?? null));
   }
 
   /** Which pods a scale of an owner (default: the primary owner) to `replicas` would delete now. */
   preview(replicas: number, featureGates?: Partial<FeatureGates>, owner?: string): ScalePreview {
-    return guard("", () => this.#sim.preview(replicas, gatesJson(featureGates), owner ?? null) as ScalePreview);
+    return guard("", () => this.#sim.preview(replicas, gatesJson(featureGates), owner ?? null));
   }
 
   /** The scenario with every edit applied so far: JSON-serialisable, replays to this run. */
   scenario(): Scenario {
-    return guard("", () => this.#sim.scenario() as Scenario);
+    return guard("", () => this.#sim.scenario());
   }
 
   /** Releases the wasm memory now (otherwise the garbage collector does). */

@@ -61,6 +61,7 @@ pub struct DeploymentController {
 
 /// The rule that decided or limited one sync's step, with what it saw.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct DeploymentStep {
     pub t: Ms,
@@ -72,6 +73,7 @@ pub struct DeploymentStep {
 
 /// One ReplicaSet of the Deployment: a lane.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SimLane {
     pub name: String,
@@ -93,6 +95,7 @@ pub struct SimLane {
 
 /// The Deployment as `state().deployment` shows it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SimDeployment {
     pub namespace: String,
@@ -110,13 +113,16 @@ pub struct SimDeployment {
     pub min_available: i32,
     pub min_ready_seconds: i32,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub progress_deadline_seconds: Option<i32>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub revision_history_limit: Option<i32>,
     pub paused: bool,
     pub image: String,
     /// The Deployment's revision annotation.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub revision: Option<String>,
     pub status: DeploymentStatus,
     /// The ReplicaSets it controls, oldest first.
@@ -128,12 +134,14 @@ pub struct SimDeployment {
     /// controller observed the current generation.
     pub complete: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub last_step: Option<DeploymentStep>,
     pub failing_images: BTreeMap<String, TemplateFailure>,
 }
 
 /// One lane in a [`DeploymentSample`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct LaneSample {
     pub name: String,
@@ -147,6 +155,7 @@ pub struct LaneSample {
 
 /// One point of the Deployment timeline (store truth).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct DeploymentSample {
     pub t: Ms,

@@ -104,6 +104,7 @@ pub(crate) enum Ev {
 
 /// A Kubernetes event the controller recorded.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SimEvent {
     pub t: Ms,

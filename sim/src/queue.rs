@@ -79,6 +79,7 @@ pub struct WorkQueue {
 
 /// The queue as `SimState.queue` shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct QueueState {
     pub ready: Vec<String>,
@@ -89,6 +90,7 @@ pub struct QueueState {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct DelayedEntry {
     pub key: String,
     pub t: Ms,

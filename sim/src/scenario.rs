@@ -13,6 +13,7 @@ use super::rng::Rng;
 
 /// A delay in virtual milliseconds: exact, or uniform in `[min, max]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(untagged)]
 pub enum DelayMs {
     Exact(Ms),
@@ -47,6 +48,7 @@ impl DelayMs {
 
 /// Delays of the simulated cluster; `None` = the default.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Delays {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -71,6 +73,7 @@ pub struct Delays {
 
 /// The delays in effect (every field set).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct EffectiveDelays {
     pub watch: DelayMs,
@@ -146,6 +149,7 @@ impl Delays {
 
 /// Fault probabilities, each in [0, 1].
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Faults {
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -190,6 +194,7 @@ impl Faults {
 
 /// An owner to create at the start.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ScenarioOwner {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -205,6 +210,7 @@ pub struct ScenarioOwner {
 /// runs it through the engine, and the ReplicaSet controller runs the ReplicaSets it
 /// makes. Pod start-up time is the scenario's `delays` (schedule + start + ready).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ScenarioDeployment {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -351,6 +357,7 @@ fn is_zero_value(v: &IntOrString) -> bool {
 
 /// Feature gates to change (the others keep their value).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "PascalCase", deny_unknown_fields)]
 pub struct GatesPatch {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -385,6 +392,7 @@ impl GatesPatch {
 
 /// Configuration to change (the others keep their value).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ConfigPatch {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -397,6 +405,7 @@ pub struct ConfigPatch {
 
 /// One change to a running simulation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "op", rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum Edit {
     SetReplicas {
@@ -460,6 +469,7 @@ pub enum Edit {
     /// ready (or crash-loop).
     FailTemplate {
         #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(as = "Option<TemplateFailure>", optional))]
         failure: TemplateFailure,
     },
     /// `kubectl scale deploy --replicas` (during a rollout: proportional scaling, D-44).
@@ -481,6 +491,7 @@ pub enum Edit {
 
 /// How the pods of a failing template fail.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub enum TemplateFailure {
     /// Running, never Ready.
@@ -558,6 +569,7 @@ impl Edit {
 
 /// An edit at a virtual time.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct TimedEdit {
     /// Virtual ms since the start.
     pub at: Ms,
@@ -571,6 +583,7 @@ pub const MAX_NODES: u32 = 10_000;
 
 /// Node names: a list, or a count of `node-1` ….
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(untagged)]
 pub enum Nodes {
     Count(u32),
@@ -588,6 +601,7 @@ impl Nodes {
 
 /// Everything a simulation starts from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Scenario {
     pub seed: u64,
@@ -608,6 +622,7 @@ pub struct Scenario {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config: Option<Config>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional, type = "unknown"))]
     pub cluster: Option<serde_json::Value>,
     /// A Deployment instead of owners (neither `owners`, `replicas` nor `cluster`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -20,6 +20,7 @@ use super::scenario::{EffectiveDelays, Faults, GatesPatch};
 use super::{SimEvent, Simulator, HISTORY_CAPACITY};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SimNode {
     pub name: String,
@@ -27,6 +28,7 @@ pub struct SimNode {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SimPod {
     pub namespace: String,
@@ -36,6 +38,7 @@ pub struct SimPod {
     pub phase: String,
     pub ready: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub ready_since: Option<Time>,
     pub available: bool,
     pub created: Option<Time>,
@@ -49,12 +52,14 @@ pub struct SimPod {
     pub flapping: bool,
     /// A failing template's pod: running, never Ready.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<bool>", optional))]
     pub never_ready: bool,
     pub resource_version: String,
     pub in_cache: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Counts {
     pub active: usize,
@@ -64,6 +69,7 @@ pub struct Counts {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SimOwner {
     pub namespace: String,
@@ -80,15 +86,18 @@ pub struct SimOwner {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct EffectiveConfig {
     pub burst_replicas: usize,
     pub feature_gates: FeatureGates,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub emulation_version: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SimState {
     pub t: Ms,
@@ -107,11 +116,13 @@ pub struct SimState {
     pub trace_length: u64,
     /// The Deployment with its ReplicaSets as lanes (Deployment scenarios only).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub deployment: Option<super::deployment::SimDeployment>,
 }
 
 /// One point of the timeline (store truth for the primary owner).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Sample {
     pub t: Ms,
@@ -124,6 +135,7 @@ pub struct Sample {
 
 /// A pod in the engine's scale-down order.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct RankedSimPod {
     pub namespace: String,
@@ -132,11 +144,13 @@ pub struct RankedSimPod {
     pub index: usize,
     pub rule: Option<RankRule>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub rule_text: Option<&'static str>,
     pub facts: RankFacts,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SimRanking {
     pub pods: Vec<RankedSimPod>,
@@ -144,6 +158,7 @@ pub struct SimRanking {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ScalePreview {
     pub replicas: i32,

@@ -23,6 +23,7 @@ use super::scenario::Edit;
 pub const TRACE_CAPACITY: usize = 50_000;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct TraceEntry {
     pub seq: u64,
@@ -34,6 +35,7 @@ pub struct TraceEntry {
 
 /// Which object a watch event is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub enum ObjectKind {
     Pod,
@@ -42,6 +44,7 @@ pub enum ObjectKind {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub enum WatchEventKind {
     Added,
@@ -50,6 +53,7 @@ pub enum WatchEventKind {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub enum QueueOp {
     Add,
@@ -61,6 +65,7 @@ pub enum QueueOp {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub enum KubeletChange {
     Scheduled,
@@ -72,6 +77,7 @@ pub enum KubeletChange {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(
     tag = "kind",
     rename_all = "camelCase",
@@ -99,17 +105,20 @@ pub enum What {
         op: QueueOp,
         key: String,
         #[serde(skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "ts", ts(optional))]
         delay_ms: Option<Ms>,
     },
     Kubelet {
         pod: String,
         change: KubeletChange,
         #[serde(skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "ts", ts(optional))]
         node: Option<String>,
     },
     Edit {
         edit: Edit,
         #[serde(skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "ts", ts(optional))]
         error: Option<String>,
     },
     /// The Deployment controller's work queue (the ReplicaSet controller's is `queue`).
@@ -117,6 +126,7 @@ pub enum What {
         op: QueueOp,
         key: String,
         #[serde(skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "ts", ts(optional))]
         delay_ms: Option<Ms>,
     },
     /// One Deployment sync.
@@ -127,6 +137,7 @@ pub enum What {
 
 /// One API call of a Deployment sync.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct DeploymentCallTrace {
     /// `get`, `patch`, `create`, `update`, `delete`.
@@ -134,27 +145,33 @@ pub struct DeploymentCallTrace {
     /// `deployments` or `replicasets`.
     pub resource: &'static str,
     #[serde(skip_serializing_if = "str::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<String>", optional))]
     pub subresource: &'static str,
     pub name: String,
     /// `spec.replicas` sent (ReplicaSet creates and updates).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub replicas: Option<i32>,
     pub ok: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub error: Option<String>,
 }
 
 /// What one Deployment sync saw, did, and which rule decided or limited the step.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct DeploymentSyncTrace {
     pub key: String,
     pub calls: Vec<DeploymentCallTrace>,
     pub events: Vec<DeploymentEvent>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub error: Option<SyncError>,
     /// The engine refused the input (no sync ran).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub invalid: Option<String>,
     /// The progress check's requeue (D-78).
     pub progress: ProgressRequeue,
@@ -173,6 +190,7 @@ pub struct DeploymentSyncTrace {
 
 /// The inputs a sync saw.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SyncInputSummary {
     pub desired: i32,
@@ -184,6 +202,7 @@ pub struct SyncInputSummary {
 
 /// One slow-start batch as issued.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Batch {
     pub size: usize,
@@ -194,6 +213,7 @@ pub struct Batch {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Planned {
     pub count: usize,
@@ -201,6 +221,7 @@ pub struct Planned {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct VictimTrace {
     pub name: String,
@@ -208,10 +229,12 @@ pub struct VictimTrace {
     pub facts: RankFacts,
     pub ok: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub error: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ClaimTrace {
     pub kind: &'static str,
@@ -221,6 +244,7 @@ pub struct ClaimTrace {
 
 /// What one sync saw and decided.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SyncTrace {
     pub key: String,
@@ -231,20 +255,27 @@ pub struct SyncTrace {
     pub full_input: Option<Box<SyncInput>>,
     pub action: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub why: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub planned: Option<Planned>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub batches: Option<Vec<Batch>>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub victims: Option<Vec<VictimTrace>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<ClaimTrace>>", optional))]
     pub claims: Vec<ClaimTrace>,
     pub expectations_recorded: Option<ExpectationsChange>,
     pub expectations_corrections: Vec<ExpectationsChange>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub status: Option<ReplicaSetStatus>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub error: Option<String>,
     pub requeue: Requeue,
     pub events: Vec<Event>,

@@ -1,13 +1,18 @@
 //! The seeded cluster simulator as a JS class (`new Simulator(scenarioJson)`): conversion
 //! and error mapping only; everything is the `replicore-sim` crate. Object arguments are JSON
-//! text; results are plain objects (`SimState`, `TraceEntry[]`, … in
-//! node/src/sim-types.ts).
+//! text; results are plain objects (`SimState`, `TraceEntry[]`, …), typed with the
+//! declarations generated from the simulator's Rust types (node/src/generated/).
 
 use replicore_sim::scenario::GatesPatch;
 use replicore_sim::{Edit, Scenario};
 use wasm_bindgen::prelude::*;
 
 use crate::convert::{count, error, message_error, number, object, opt_string, to_js, JsResult};
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_SIM_TYPES: &str = r#"
+import type { DeploymentSample, Sample, ScalePreview, Scenario, SimRanking, SimState, TraceEntry } from "../generated/index.js";
+"#;
 
 /// The largest whole number a JS number holds exactly (2^53 − 1).
 const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
@@ -78,11 +83,13 @@ impl Simulator {
     }
 
     /// A snapshot (`SimState`).
+    #[wasm_bindgen(unchecked_return_type = "SimState")]
     pub fn state(&self) -> JsResult {
         to_js(&self.inner.state())
     }
 
     /// Trace entries with `seq >= since` (default 0).
+    #[wasm_bindgen(unchecked_return_type = "TraceEntry[]")]
     pub fn trace(&self, since: JsValue) -> JsResult {
         let since = if since.is_undefined() || since.is_null() {
             0
@@ -94,6 +101,7 @@ impl Simulator {
     }
 
     /// The timeline samples (`Sample[]`).
+    #[wasm_bindgen(unchecked_return_type = "Sample[]")]
     pub fn history(&self) -> JsResult {
         let samples: Vec<_> = self.inner.history().collect();
         to_js(&samples)
@@ -101,7 +109,7 @@ impl Simulator {
 
     /// The Deployment's ReplicaSets as lanes over virtual time (`DeploymentSample[]`;
     /// empty unless the scenario has a Deployment).
-    #[wasm_bindgen(js_name = deploymentHistory)]
+    #[wasm_bindgen(js_name = deploymentHistory, unchecked_return_type = "DeploymentSample[]")]
     pub fn deployment_history(&self) -> JsResult {
         let samples: Vec<_> = self.inner.deployment_history().collect();
         to_js(&samples)
@@ -110,6 +118,7 @@ impl Simulator {
     /// The engine's scale-down order of an owner's pods (`SimRanking`; default the
     /// primary owner), under the current gates with `featureGatesJson` (optional) laid
     /// over them.
+    #[wasm_bindgen(unchecked_return_type = "SimRanking")]
     pub fn ranking(&self, feature_gates: JsValue, owner: JsValue) -> JsResult {
         let owner = opt_string(&owner, "owner")?;
         let g = gates(&feature_gates)?;
@@ -126,6 +135,7 @@ impl Simulator {
 
     /// What a scale of an owner (default the primary owner) to `replicas` would delete
     /// now (`ScalePreview`).
+    #[wasm_bindgen(unchecked_return_type = "ScalePreview")]
     pub fn preview(&self, replicas: JsValue, feature_gates: JsValue, owner: JsValue) -> JsResult {
         let owner = opt_string(&owner, "owner")?;
         let replicas = count(&replicas, "replicas", i32::MAX as usize)?;
@@ -143,6 +153,7 @@ impl Simulator {
     }
 
     /// The scenario with every edit applied so far (replays to this run).
+    #[wasm_bindgen(unchecked_return_type = "Scenario")]
     pub fn scenario(&self) -> JsResult {
         to_js(&self.inner.scenario())
     }

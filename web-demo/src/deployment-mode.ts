@@ -12,7 +12,7 @@ import {
   type DeploymentSyncTrace,
   type Scenario,
   type ScenarioDeployment,
-  type SimIntOrString,
+  type IntOrString,
   type SimState,
 } from "replicore";
 import { PlayClock } from "./play-clock.js";
@@ -69,7 +69,7 @@ interface SyncAt {
 
 
 /** `3` → 3, `25%` → "25%"; null when neither. */
-function intOrPercent(text: string): SimIntOrString | null {
+function intOrPercent(text: string): IntOrString | null {
   const x = text.trim();
   if (/^\d+$/.test(x)) return Number(x);
   if (/^\d+%$/.test(x)) return x;

@@ -123,6 +123,7 @@ pub type Rs = Wire<ReplicaSet>;
 
 /// `intstr.IntOrString`: `3` or `"25%"`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(untagged)]
 pub enum IntOrString {
     Int(i32),
@@ -185,6 +186,7 @@ pub struct DeploymentSpec {
 
 /// `DeploymentCondition`, serialized as Go writes it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct DeploymentCondition {
     #[serde(rename = "type")]
@@ -203,26 +205,35 @@ pub struct DeploymentCondition {
     )]
     pub last_transition_time: Option<Time>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<String>", optional))]
     pub reason: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<String>", optional))]
     pub message: String,
 }
 
 /// `DeploymentStatus`, serialized with Go's `omitempty` rules.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct DeploymentStatus {
     #[serde(default, skip_serializing_if = "is_zero_i64")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<i64>", optional))]
     pub observed_generation: i64,
     #[serde(default, skip_serializing_if = "is_zero")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<i32>", optional))]
     pub replicas: i32,
     #[serde(default, skip_serializing_if = "is_zero")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<i32>", optional))]
     pub updated_replicas: i32,
     #[serde(default, skip_serializing_if = "is_zero")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<i32>", optional))]
     pub ready_replicas: i32,
     #[serde(default, skip_serializing_if = "is_zero")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<i32>", optional))]
     pub available_replicas: i32,
     #[serde(default, skip_serializing_if = "is_zero")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<i32>", optional))]
     pub unavailable_replicas: i32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub terminating_replicas: Option<i32>,
@@ -231,6 +242,7 @@ pub struct DeploymentStatus {
         deserialize_with = "crate::objects::objects",
         skip_serializing_if = "Vec::is_empty"
     )]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<DeploymentCondition>>", optional))]
     pub conditions: Vec<DeploymentCondition>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub collision_count: Option<i32>,
