@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { initSync, judgeCases, judgeKinds } from "../wasm-judge/replicore_judge.js";
+import { judgeCases, judgeKinds } from "replicore/judge";
 import { parseCommandArgs } from "./args.js";
 import { CliError, emit, usageError } from "./io.js";
 

@@ -3,7 +3,7 @@
 // Node entry, which loads the .wasm synchronously). Every failure is one line on stderr,
 // `replicore: <message>`, with exit 2 for usage errors and 1 otherwise; never a stack.
 
-import { version } from "./node.js";
+import { version } from "replicore";
 import { conformCommand } from "./cli/conform.js";
 import { explainCommand } from "./cli/explain.js";
 import { CliError, emit } from "./cli/io.js";
