@@ -1,4 +1,5 @@
-// Shared by the tests: where things are, and running the built CLI.
+// Shared by the tests of replicore-tools: where things are, and running the built CLI
+// (tools/dist/cli.js).
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
