@@ -5,8 +5,8 @@
 #
 #   scripts/run.sh              # http://127.0.0.1:4173/ (PORT=8080 scripts/run.sh for another port)
 #
-# The npm package is rebuilt only when its sources (core/, wasm/, node/src) changed since
-# its last build; the page is always rebuilt (a few seconds).
+# The npm packages are rebuilt only when their sources (core/, wasm/, node/src, tools/src)
+# changed since the last build; the page is always rebuilt (a few seconds).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PORT="${PORT:-4173}"
@@ -17,8 +17,9 @@ bash scripts/setup.sh >/dev/null
 
 stamp=node/dist/browser.js
 if [ ! -f "$stamp" ] || [ ! -f node/dist/wasm/replicore_wasm_bg.wasm ] \
-  || [ -n "$(find core/src wasm/src node/src node/scripts Cargo.lock core/Cargo.toml wasm/Cargo.toml -newer "$stamp" -type f -print -quit 2>/dev/null)" ]; then
-  say "building the npm package (wasm-pack, wasm-opt, tsc)"
+  || [ ! -f node/dist/wasm-explain/replicore_explain_bg.wasm ] \
+  || [ -n "$(find core/src wasm/src node/src node/scripts tools/src Cargo.lock core/Cargo.toml wasm/Cargo.toml -newer "$stamp" -type f -print -quit 2>/dev/null)" ]; then
+  say "building the npm packages (wasm-pack, wasm-opt, tsc)"
   npm run --silent build >/dev/null
 fi
 

@@ -33,17 +33,21 @@ CARGO_TARGET_DIR=target/fuzz-stable cargo test --manifest-path fuzz/Cargo.toml -
 step "cargo-fuzz: every target for a bounded run (scripts/fuzz.sh 30)"
 bash scripts/fuzz.sh 30
 
-step "npm package: wasm-pack build, wasm-opt, tsc (strict)"
+step "npm packages: replicore (wasm-pack build of four modules, wasm-opt, tsc strict), then replicore-tools (tsc strict)"
 npm run --silent build
 
-step "TypeScript: the package and a strict consumer of @kubernetes/client-node types"
+step "TypeScript: the replicore package and a strict consumer of @kubernetes/client-node types; replicore-tools"
 npm --workspace node run --silent typecheck
+npm --workspace tools run --silent typecheck
 
 step "wasm-bindgen-test: the same suite in Node and in headless Chromium"
 bash scripts/test-wasm.sh
 
-step "node --test: the CLI, the JS API, the store, the simulator, the operator and the dev server (with a kubectl 1.20 session)"
+step "node --test, replicore: the JS API, the store, the simulator, the explain entry, the browser bundle (no Node-only module)"
 npm --workspace node test --silent
+
+step "node --test, replicore-tools: the CLI, the operator and the dev server (with a kubectl 1.20 session)"
+npm --workspace tools test --silent
 
 step "web playground: strict tsc, Vite build, Playwright in headless Chromium (screenshots in target/playground-screenshots/)"
 npm --workspace web-demo run --silent typecheck

@@ -8,7 +8,8 @@
 //
 // Sizes are pods owned by the ReplicaSet; every input also holds 300 pods it does not
 // match. Plans scale the ReplicaSet to half its pods (a delete plan of 500 victims).
-import { deploymentObjectKeys, explainReport, plan, planJson, rankPods, Store } from "replicore";
+import { deploymentObjectKeys, plan, planJson, rankPods, Store } from "replicore";
+import { explainReport } from "replicore/explain";
 import { NOW, activeOwned, label, loadBase, owner, podsOfSize } from "./data.mjs";
 import { line, measure } from "./measure.mjs";
 

@@ -1,10 +1,11 @@
-// The typed API over the wasm binding. The only work done here is what JavaScript must
-// do before values cross: `Date` fields (as @kubernetes/client-node returns them) become
-// RFC 3339 strings; objects without Dates are passed as they are. Every decision is the
-// engine's.
+// The typed API over the wasm binding (the engine module, built without the `explain`
+// feature: what an operator loads; the explain report is `replicore/explain`, explain.ts).
+// The only work done here is what JavaScript must do before values cross: `Date` fields
+// (as @kubernetes/client-node returns them) become RFC 3339 strings; objects without
+// Dates are passed as they are. Every decision is the engine's.
 
 import * as raw from "./wasm/replicore_wasm.js";
-import { guard, iso, json, optJson, record, replicoreError, utf8, withNow } from "./json-text.js";
+import { fromText, guard, iso, json, optJson, record, replicoreError, utf8, withNow } from "./json-text.js";
 import { compile, listOf, openObject, type FieldTree, type Writer } from "./pod-json.js";
 import type {
   CallResult,
@@ -15,10 +16,7 @@ import type {
   EventDecision,
   Expectations,
   ExpectationsChange,
-  Explanation,
-  ExplainOptions,
   HostInput,
-  ReportOptions,
   LabelSelector,
   LiveOwner,
   SlowStartResult,
@@ -41,11 +39,10 @@ import type {
 } from "./types.js";
 import type { Correlated, Correlation, EventCorrelatorSize, EventCorrelatorState, EventToRecord, RecordedEvent } from "./types.js";
 import type { ApiCall, ApiResult, DeploymentSync, DeploymentSyncInput, KubeObject, QueueAction, Step, SyncDone } from "./types.js";
-import type { JsonText } from "./wasm/replicore_wasm.js";
 
 export type * from "./types.js";
 export type { FieldTree } from "./pod-json.js";
-export * from "./facts.js";
+export { isReplicoreError } from "./json-text.js";
 
 // Pods are written with only the fields the engine reads (see pod-json.ts). Compiled on
 // first use: in a browser the module is instantiated after this one is evaluated.
@@ -63,14 +60,6 @@ function written(): NonNullable<typeof writers> {
     rankOptions: openObject({ related: pods }),
   };
   return writers;
-}
-
-/**
- * A large result, which the binding returns as JSON text of a `T` (`plan`, `planFor`,
- * `rankPods`, …: see `to_json_text` in wasm/src/convert.rs), as the value it describes.
- */
-function fromText<T>(text: JsonText<T>): T {
-  return JSON.parse(text) as T;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -156,38 +145,6 @@ export function rankPods(pods: Pod[], options: HostInput<RankOptions>): RankedPo
   });
 }
 
-/** What the CLI prints, as data: `list` is what `kubectl get rs,pods -o json` prints. */
-export function explain(list: unknown, options: HostInput<ExplainOptions>): Explanation {
-  return guard("", () => explainBytes(json(list, ""), options));
-}
-
-/** `explain` from JSON text. */
-export function explainJson(listJson: string, options: HostInput<ExplainOptions>): Explanation {
-  return guard("", () => explainBytes(utf8(listJson), options));
-}
-
-function explainBytes(list: Uint8Array, options: HostInput<ExplainOptions>): Explanation {
-  return raw.explain(list, json(withNow(options, "options"), "options"));
-}
-
-/**
- * What `replicore explain` prints for JSON text of `kubectl get deploy,rs,pods -o json`:
- * the Deployments, the ReplicaSets and, with `options.forecast`, each Deployment's rollout
- * played forward. The engine's one report and renderer (core/src/report.rs), also used by
- * the native example.
- */
-export function explainText(listJson: string, options: HostInput<ReportOptions>): string {
-  return guard("", () => raw.explainText(utf8(listJson), json(withNow(options, "options"), "options")));
-}
-
-/**
- * {@link explainText} as data: for ReplicaSets alone the {@link Explanation}; with
- * Deployments or a forecast, `{deployments, replicaSets, forecasts}`.
- */
-export function explainReport(listJson: string, options: HostInput<ReportOptions>): Explanation | Record<string, unknown> {
-  return guard("", () => fromText(raw.explainReport(utf8(listJson), json(withNow(options, "options"), "options"))));
-}
-
 /** Which owner keys a pod event enqueues (now or later) and which observations it makes. */
 export function onPodEvent(event: WatchEvent<Pod>, owners: ReplicaSet[], config?: Config): EventDecision {
   return guard("", () => raw.onPodEvent(json(event, "event", written().event), json(owners, "owners"), optJson(config, "config")));
@@ -244,11 +201,6 @@ export function upstreamLess(a: Pod, rankA: number, b: Pod, rankB: number, optio
       json({ now: iso(o.now, "options.now"), featureGates: o.featureGates }, "options"),
     );
   });
-}
-
-/** Is `e` an error thrown by the engine (with `code` and `path`)? */
-export function isReplicoreError(e: unknown): e is ReplicoreError {
-  return e instanceof Error && typeof (e as Partial<ReplicoreError>).code === "string" && typeof (e as Partial<ReplicoreError>).path === "string";
 }
 
 // ---------------------------------------------------------------------------------------

@@ -2,6 +2,11 @@
 // (top-level await; bundlers such as Vite resolve the `new URL(…, import.meta.url)`).
 import init from "./wasm/replicore_wasm.js";
 
-await init({ module_or_path: new URL("./wasm/replicore_wasm_bg.wasm", import.meta.url) });
+const engine = await init({ module_or_path: new URL("./wasm/replicore_wasm_bg.wasm", import.meta.url) });
+
+/** The engine's wasm linear memory, in bytes (it grows with what is stored, and never shrinks). */
+export function wasmMemoryBytes(): number {
+  return engine.memory.buffer.byteLength;
+}
 
 export * from "./api.js";

@@ -2,8 +2,8 @@
 // @kubernetes/client-node returns them) as RFC 3339 strings, and refuses cycles and
 // absurd nesting with an exception instead of exhausting the wasm stack. The text then
 // crosses as its UTF-8 bytes: a `Uint8Array` is copied into wasm memory in one go, where
-// a string would go through wasm-bindgen's character-by-character loop. Shared by both
-// entry points (the engine's API and the simulator's), with the checks every argument
+// a string would go through wasm-bindgen's character-by-character loop. Shared by every
+// entry point (the engine's API, the explain report's, the simulator's), with the checks every argument
 // gets before it crosses: whatever JS value a caller passes, the answer is a value or a
 // `ReplicoreError` (`code`, `path`).
 
@@ -46,9 +46,7 @@ export function guard<T>(path: string, f: () => T): T {
   try {
     return f();
   } catch (e) {
-    if (e instanceof Error && typeof (e as Partial<ReplicoreError>).code === "string" && typeof (e as Partial<ReplicoreError>).path === "string") {
-      throw e;
-    }
+    if (isReplicoreError(e)) throw e;
     const what = e instanceof Error ? `${e.name}: ${e.message}` : safeString(e);
     const internal = typeof WebAssembly !== "undefined" && e instanceof WebAssembly.RuntimeError;
     throw replicoreError(path, capped(internal ? `the engine failed: ${what}` : `cannot be used: ${what}`), internal ? "INTERNAL" : "MALFORMED");
@@ -114,4 +112,18 @@ export function record<T extends object>(value: T, path: string): T {
 export function withNow<T extends { now: Time }>(options: T, path: string): T & { now: string } {
   const o = record(options, path);
   return { ...o, now: iso(o.now, `${path}.now`) };
+}
+
+/** Is `e` an error thrown by the engine (with `code` and `path`)? */
+export function isReplicoreError(e: unknown): e is ReplicoreError {
+  return e instanceof Error && typeof (e as Partial<ReplicoreError>).code === "string" && typeof (e as Partial<ReplicoreError>).path === "string";
+}
+
+/**
+ * A large result, which a binding returns as JSON text of a `T` (`plan`, `planFor`,
+ * `rankPods`, `explainReport`, …: see `to_json_text` in wasm/src/convert.rs, declared as
+ * `JsonText<T>`), as the value it describes.
+ */
+export function fromText<T>(text: string & { readonly __jsonOf?: T }): T {
+  return JSON.parse(text) as T;
 }

@@ -1,11 +1,14 @@
-// The package entry (import "replicore": the npm workspace link, Node condition →
-// dist/node.js): Dates accepted, errors with code/path, an instance that survives garbage.
+// The package entries (import "replicore" and "replicore/explain": the npm workspace link,
+// Node condition → dist/node.js, dist/explain-node.js): Dates accepted, errors with
+// code/path, an instance that survives garbage.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as replicore from "replicore";
+import * as explainEntry from "replicore/explain";
 import { NOW, cluster } from "./helpers.mjs";
 
-const { explain, explainJson, isReplicoreError, plan, rankPods, onPodEvent, complete } = replicore;
+const { isReplicoreError, plan, rankPods, onPodEvent, complete } = replicore;
+const { explain, explainJson } = explainEntry;
 
 /** A copy with every timestamp client-node types as Date (metadata, conditions, container states) as a Date. */
 function withDates(o) {
@@ -139,7 +142,8 @@ test("deeply nested or cyclic objects are refused without breaking the instance"
   // In a child process, so that a poisoned instance could not affect the other tests.
   const { spawnSync } = await import("node:child_process");
   const script = `
-    import { explain, plan } from "replicore";
+    import { plan } from "replicore";
+    import { explain } from "replicore/explain";
     const now = "2026-11-21T05:00:00Z";
     const deep = {}; let cur = deep; for (let i = 0; i < 5000; i++) { cur.x = {}; cur = cur.x; }
     const owner = (spec) => ({ metadata: { name: "a", namespace: "b", uid: "u" }, spec: { replicas: 1, selector: { matchLabels: { a: "b" } }, template: { metadata: { labels: { a: "b" } }, spec } } });

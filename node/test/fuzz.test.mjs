@@ -10,6 +10,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as replicore from "replicore";
+import * as explainEntry from "replicore/explain";
 import * as simEntry from "replicore/sim";
 import { NOW, cluster, prng } from "./helpers.mjs";
 
@@ -103,6 +104,8 @@ test("10,000 random calls over every export answer with a value or a ReplicoreEr
   // The known calls and their answers, checked after every throw.
   const knownPlan = () => replicore.plan(input);
   const expectedPlan = JSON.stringify(knownPlan());
+  const knownExplain = () => explainEntry.explain(list, { now: NOW, replicas: 1 });
+  const expectedExplain = JSON.stringify(knownExplain());
   const store = new Store();
   for (const o of owners) store.upsertOwner(o);
   for (const p of pods) store.upsertPod(p);
@@ -148,13 +151,6 @@ test("10,000 random calls over every export answer with a value or a ReplicoreEr
     abandonedExpectations: () => replicore.abandonedExpectations(arg(pick([() => replicore.plan(scaleUp).manage, () => replicore.plan(input).manage])()), arg([{ result: "ok" }])),
     nextBatch: () => replicore.nextBatch(arg({ count: 3, batches: [1, 2] }), arg([{ result: "ok" }])),
     rankPods: () => replicore.rankPods(arg(pods), arg({ now: NOW })),
-    explain: () => replicore.explain(arg(list), arg({ now: NOW })),
-    explainText: () => replicore.explainText(rnd() < 0.3 ? JSON.stringify(list) : value(), arg({ now: NOW })),
-    explainReport: () => replicore.explainReport(rnd() < 0.3 ? JSON.stringify(list) : value(), arg(rnd() < 0.5 ? { now: NOW } : { now: NOW, forecast: {} })),
-    podFacts: () => replicore.podFacts(rnd() < 0.3 ? JSON.stringify(list) : value(), arg(undefined)),
-    rankRuleTexts: () => replicore.rankRuleTexts(),
-    deletionCostAnnotation: () => replicore.deletionCostAnnotation(),
-    explainJson: () => replicore.explainJson(rnd() < 0.3 ? JSON.stringify(list) : value(), arg({ now: NOW, replicas: 1 })),
     onPodEvent: () => replicore.onPodEvent(arg({ type: "added", object: pods[0] }), arg(owners), arg(undefined)),
     onOwnerEvent: () => replicore.onOwnerEvent(arg({ type: "added", object: owner })),
     applyExpectations: () => replicore.applyExpectations(arg({ add: 1, del: 0, timestamp: NOW }), arg([{ op: "delete" }]), arg(NOW)),
@@ -195,6 +191,17 @@ test("10,000 random calls over every export answer with a value or a ReplicoreEr
     deploymentQueueAction: () => replicore.deploymentQueueAction(arg(syncDone), arg(3)),
     deploymentReadsPods: () => replicore.deploymentReadsPods(arg(deployment)),
     deploymentObjectKeys: () => replicore.deploymentObjectKeys(),
+  };
+  // The "replicore/explain" entry: its own module (the explain report and pod facts).
+  const explainApi = {
+    explain: () => explainEntry.explain(arg(list), arg({ now: NOW })),
+    explainText: () => explainEntry.explainText(rnd() < 0.3 ? JSON.stringify(list) : value(), arg({ now: NOW })),
+    explainReport: () => explainEntry.explainReport(rnd() < 0.3 ? JSON.stringify(list) : value(), arg(rnd() < 0.5 ? { now: NOW } : { now: NOW, forecast: {} })),
+    podFacts: () => explainEntry.podFacts(rnd() < 0.3 ? JSON.stringify(list) : value(), arg(undefined)),
+    rankRuleTexts: () => explainEntry.rankRuleTexts(),
+    deletionCostAnnotation: () => explainEntry.deletionCostAnnotation(),
+    explainJson: () => explainEntry.explainJson(rnd() < 0.3 ? JSON.stringify(list) : value(), arg({ now: NOW, replicas: 1 })),
+    isReplicoreError: () => explainEntry.isReplicoreError(value()),
   };
   const depState = replicore.deploymentSyncStart(depInput);
   const rejections = [];
@@ -261,6 +268,7 @@ test("10,000 random calls over every export answer with a value or a ReplicoreEr
   // Every export and every method is in the tables: a new one must be fuzzed too.
   const functions = (m) => Object.keys(m).filter((k) => typeof m[k] === "function").sort();
   assert.deepEqual(functions(replicore), Object.keys(api).sort(), "every export of replicore is fuzzed");
+  assert.deepEqual(functions(explainEntry), Object.keys(explainApi).sort(), "every export of replicore/explain is fuzzed");
   assert.deepEqual(functions(simEntry), ["Simulator"]);
   const methods = (C) => Object.getOwnPropertyNames(C.prototype).filter((k) => k !== "constructor").sort();
   assert.deepEqual(methods(Store), Object.keys(storeMethods).sort(), "every Store method is fuzzed");
@@ -270,6 +278,7 @@ test("10,000 random calls over every export answer with a value or a ReplicoreEr
 
   const calls = [
     ...Object.entries(api).map(([name, f]) => ({ name, kind: "api", f })),
+    ...Object.entries(explainApi).map(([name, f]) => ({ name: `explain.${name}`, kind: "explain", f })),
     ...Object.entries(storeMethods).map(([name, f]) => ({ name: `Store.${name}`, kind: "store", f })),
     ...Object.entries(simMethods).map(([name, f]) => ({ name: `Simulator.${name}`, kind: "sim", f })),
   ];
@@ -294,6 +303,7 @@ test("10,000 random calls over every export answer with a value or a ReplicoreEr
       if (c.kind === "store") assert.equal(storeView(), before, `call ${i} (${c.name}) changed the store`);
       else if (c.kind === "sim") assert.equal(simView(), before, `call ${i} (${c.name}) changed the simulator`);
       assert.equal(JSON.stringify(knownPlan()), expectedPlan, `plan() after call ${i} (${c.name})`);
+      if (c.kind === "explain") assert.equal(JSON.stringify(knownExplain()), expectedExplain, `explain() after call ${i} (${c.name})`);
     }
     // A valid call may change the store or the simulator; both must go on answering.
     if (c.kind === "store") storeView();
@@ -331,7 +341,7 @@ test("the shapes that took quadratic time are refused at the bad field, with cap
   let text = '{"kind":"List","items":[{"kind":"ReplicaSet","metadata":{"name":"web","namespace":"default","uid":"u1"},"spec":{"replicas":1,"minReadySeconds":"x"},"x":';
   for (let i = 0; i < D; i++) text += `{"${"k".repeat(L)}":`;
   text += `{${Array.from({ length: 100_000 }, (_, i) => `"m${i}":1`).join(",")}}${"}".repeat(D)}}]}`;
-  e = thrown(() => replicore.explainJson(text, { now: NOW }));
+  e = thrown(() => explainEntry.explainJson(text, { now: NOW }));
   assert.deepEqual([e.code, e.path], ["MALFORMED", "items[0].spec.minReadySeconds"]);
   // A 5 MB value is quoted with its first 200 characters and its length.
   e = thrown(() => replicore.plan({ ...input, now: "x".repeat(5 << 20) }));

@@ -1,11 +1,11 @@
-// No rule outside the engine: the host sources (node/src, web-demo/src) must not restate
-// the controllers' rule constants. Each is the engine's (core/), and hosts ask for it
-// through wasm (podFacts, rankRuleTexts, deletionCostAnnotation, explainText, the judge).
+// No rule outside the engine: the host sources (node/src, tools/src, web-demo/src) must
+// not restate the controllers' rule constants. Each is the engine's (core/), and hosts ask
+// for it through wasm (podFacts, rankRuleTexts, deletionCostAnnotation, explainText, the judge).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { rankRuleTexts } from "../dist/node.js";
+import { rankRuleTexts } from "replicore/explain";
 import { repo } from "./helpers.mjs";
 
 /** TypeScript sources under `dir`, skipping the generated wasm glue (src/wasm*). */
@@ -34,7 +34,8 @@ const CONSTANTS = [
   ["the phase order", /["'`]Pending["'`]\s*,\s*["'`]Unknown["'`]\s*,\s*["'`]Running["'`]|Pending\s*<\s*Unknown\s*<\s*Running/],
 ];
 
-const hostFiles = () => [...sources(join(repo, "node/src")), ...sources(join(repo, "web-demo/src"))];
+const HOST_DIRS = ["node/src", "tools/src", "web-demo/src"];
+const hostFiles = () => HOST_DIRS.flatMap((dir) => sources(join(repo, dir)));
 
 function offenders(patterns) {
   const found = [];
@@ -49,6 +50,7 @@ function offenders(patterns) {
 
 test("host sources hold none of the engine's rule constants", () => {
   assert.ok(hostFiles().length > 20, "the scan finds the host sources");
+  for (const dir of HOST_DIRS) assert.ok(hostFiles().some((f) => relative(repo, f).startsWith(`${dir}/`)), `the scan reads ${dir}`);
   assert.deepEqual(offenders(CONSTANTS), []);
 });
 

@@ -5,7 +5,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Simulator } from "replicore/sim";
-import { explain, isReplicoreError } from "replicore";
+import { isReplicoreError } from "replicore";
+import { explain } from "replicore/explain";
 import { cluster } from "./helpers.mjs";
 
 function createBatches(sim) {

@@ -33,23 +33,25 @@ test("the cast finder finds a cast on a raw call (the check below can fail)", ()
 });
 
 test("the typed wrapper takes the binding's results without casts", () => {
-  for (const file of ["api.ts", "facts.ts"]) {
+  for (const file of ["api.ts", "explain.ts", "facts.ts", "judge.ts"]) {
     assert.deepEqual(castRawCalls(read(file)), [], `${file}: a raw result is cast; type the wasm export instead`);
   }
 });
 
-test("no export of the engine's wasm module returns an untyped value", () => {
-  const dts = read("wasm/replicore_wasm.d.ts");
-  // Only the declarations of the module (not the init glue at the end).
-  const decls = dts.slice(0, dts.indexOf("export type InitInput"));
-  const untyped = decls
-    .split("\n")
-    .filter((line) => /^\s*(export function |(static )?\w+\().*\): any;\s*$/.test(line) || /^\s*(export function |(static )?\w+\().*\): any \| /.test(line))
-    .map((line) => line.trim());
-  assert.deepEqual(untyped, [], "wasm exports returning `any`: give them unchecked_return_type");
-  // The generated types are what the declarations name.
-  assert.match(dts, /from "\.\.\/generated\/index\.js"/);
-});
+for (const dts of ["wasm/replicore_wasm.d.ts", "wasm-explain/replicore_explain.d.ts"]) {
+  test(`no export of the wasm module ${dts} returns an untyped value`, () => {
+    const text = read(dts);
+    // Only the declarations of the module (not the init glue at the end).
+    const decls = text.slice(0, text.indexOf("export type InitInput"));
+    const untyped = decls
+      .split("\n")
+      .filter((line) => /^\s*(export function |(static )?\w+\().*\): any;\s*$/.test(line) || /^\s*(export function |(static )?\w+\().*\): any \| /.test(line))
+      .map((line) => line.trim());
+    assert.deepEqual(untyped, [], "wasm exports returning `any`: give them unchecked_return_type");
+    // The generated types are what the declarations name.
+    assert.match(text, /from "\.\.\/generated\/index\.js"/);
+  });
+}
 
 test("every generated declaration is exported by the generated index", () => {
   const dir = src + "generated/";

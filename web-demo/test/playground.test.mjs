@@ -10,7 +10,8 @@ import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { Simulator } from "replicore/sim";
-import { explain, rankPods } from "replicore";
+import { rankPods } from "replicore";
+import { explain } from "replicore/explain";
 import {
   buildPage, chromiumPath, cleanShots, decodeHash, launch, openPage, rankingOf, repo, screenshot, serve, stateUrl,
 } from "./harness.mjs";

@@ -19,8 +19,8 @@ import {
   type Step,
   type SyncDone,
   complete,
-  explain,
   isReplicoreError,
+  wasmMemoryBytes,
   onPodEvent,
   plan,
   podFields,
@@ -28,7 +28,6 @@ import {
   type Completion,
   type EventDecision,
   type FieldTree,
-  type Explanation,
   type Manage,
   type RankedPod,
   type RankRule,
@@ -41,6 +40,7 @@ import {
   type Sample,
   type ScalePreview,
 } from "replicore";
+import { explain, explainText, podFacts, type Explanation, type PodFacts } from "replicore/explain";
 import { Simulator } from "replicore/sim";
 
 const now = new Date("2026-11-21T05:00:00Z");

@@ -5,8 +5,8 @@
 // PATCH, the per-object spam filter) and written as it says.
 
 import { ApiException, type CoreV1Event } from "@kubernetes/client-node";
-import { EventCorrelator } from "../node.js";
-import type { Correlation, EventToRecord } from "../api.js";
+import { EventCorrelator } from "replicore";
+import type { Correlation, EventToRecord } from "replicore";
 import { apiError, isNotFound, patchOptions, type Clients } from "./kube.js";
 import type { Logger } from "./log.js";
 import type { Metrics } from "./metrics.js";

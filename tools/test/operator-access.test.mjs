@@ -120,14 +120,14 @@ describe("the operator refused at start-up exits with one line", () => {
   // The shipped RBAC: leases only in replicore-system.
   const rbacLike = { verbs: ["get", "create", "update"], resources: ["leases"], namespaces: ["default", "kube-system"] };
 
-  test("the default lease namespace is the one node/deploy/rbac.yaml grants: the operator starts", async () => {
+  test("the default lease namespace is the one tools/deploy/rbac.yaml grants: the operator starts", async () => {
     const dev = await start({ op: { name: SA, deny: [rbacLike] } });
     const op = operator(dev.url, ["--kubeconfig", dev.kubeconfig("op")]);
     ops.push(op);
     const got = await op.waitLog("leader election: acquired the lease");
     assert.equal(got.lease, "replicore-system/replicore-operator");
     await op.waitLog("operator running");
-    const rbac = readFileSync(join(repo, "node/deploy/rbac.yaml"), "utf8");
+    const rbac = readFileSync(join(repo, "tools/deploy/rbac.yaml"), "utf8");
     assert.match(rbac, /kind: Role\nmetadata:\n  name: replicore-operator-leader-election\n  namespace: replicore-system/);
     await op.kill();
   });
@@ -238,6 +238,6 @@ test("metrics listen on 127.0.0.1 unless --metrics-host says otherwise", async (
   const serving = await op.waitLog("serving metrics and health");
   assert.match(serving.url, /^http:\/\/127\.0\.0\.1:\d+$/);
   await op.kill();
-  const deployment = readFileSync(join(repo, "node/deploy/deployment.yaml"), "utf8");
+  const deployment = readFileSync(join(repo, "tools/deploy/deployment.yaml"), "utf8");
   assert.match(deployment, /- --metrics-host=0\.0\.0\.0/, "in the cluster the probes reach the pod's IP");
 });

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { rankPods } from "../dist/node.js";
+import { rankPods } from "replicore";
 import { NOW, assertOneLineError, cluster, clusterFile, controllerOf, run } from "./helpers.mjs";
 
 const tmp = mkdtempSync(join(tmpdir(), "replicore-cli-"));

@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { splitApiPath, type RequestAttributes } from "../api-path.js";
-import { podQuotaUsed, type Pod } from "../node.js";
+import { podQuotaUsed, type Pod } from "replicore";
 import { authorize, type TokenTable } from "./auth.js";
 import { FaultState, reasonFor, type FaultRule, type RequestInfo } from "./faults.js";
 import { CAUSE_REASON, deploymentCells, dropNulls, errorBody, sameJson } from "./deployments.js";

@@ -4,7 +4,7 @@
 // (managedFields, container specs, volumes, IPs); client-go's informers strip them
 // the same way (SetTransform, kube-controller-manager's managedFields trimming).
 
-import { podFields, type FieldTree } from "../node.js";
+import { podFields, type FieldTree } from "replicore";
 
 function pick(value: unknown, tree: FieldTree): unknown {
   if (tree === true || value === null || typeof value !== "object") return value;

@@ -3,7 +3,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import { wasmMemoryBytes } from "../node.js";
+import { wasmMemoryBytes } from "replicore";
 
 export class Metrics {
   readonly registry = new Registry();

@@ -16,7 +16,7 @@ import {
   wrapHttpLibrary,
   type ApiType,
 } from "@kubernetes/client-node";
-import type { ApiError } from "../api.js";
+import type { ApiError } from "replicore";
 import type { Access } from "./access.js";
 import { reasonForCode } from "../status-reasons.js";
 

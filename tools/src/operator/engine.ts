@@ -6,7 +6,7 @@
 // operator needs their metadata for status writes and events) and nothing else; the host
 // keeps the expectations, the clock and the API calls (events: ./recorder.ts).
 
-import { Store, abandonedExpectations, applyExpectations, expectationsSatisfied, nextBatch } from "../node.js";
+import { Store, abandonedExpectations, applyExpectations, expectationsSatisfied, nextBatch } from "replicore";
 import type {
   CallResult,
   ClaimOutcome,
@@ -23,7 +23,7 @@ import type {
   SyncOutcome,
   SyncPlan,
   WatchEvent,
-} from "../api.js";
+} from "replicore";
 
 export type { CallResult, ClaimOutcome, Completion, Config, EventDecision, Expectations, ExpectationsChange, Manage, Pod, ReplicaSet, SyncOutcome, SyncPlan };
 

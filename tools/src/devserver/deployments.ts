@@ -157,7 +157,7 @@ export function defaultDeployment(o: JsonObject): void {
   defaultPodTemplateSpec(child(template, "spec"));
 }
 
-/** The defaults node/deploy/crd-replicadeployment.yaml's schema gives a ReplicaDeployment. */
+/** The defaults tools/deploy/crd-replicadeployment.yaml's schema gives a ReplicaDeployment. */
 export function defaultReplicaDeployment(o: JsonObject): void {
   const spec = child(o, "spec");
   setDefault(spec, "replicas", 1);

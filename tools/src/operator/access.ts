@@ -115,9 +115,9 @@ export function remedy(d: Denial): string {
   }
   const grant = `grant ${d.identity} "${d.verb}" on ${d.resource} ${where(d)}`;
   if (d.resource === "leases.coordination.k8s.io") {
-    return `${grant} (node/deploy/rbac.yaml grants get, create and update on the "replicore-operator" Lease in "replicore-system"), or pass --lease-namespace NS for a namespace where it may (or --no-leader-elect for a single replica)`;
+    return `${grant} (tools/deploy/rbac.yaml grants get, create and update on the "replicore-operator" Lease in "replicore-system"), or pass --lease-namespace NS for a namespace where it may (or --no-leader-elect for a single replica)`;
   }
-  return `${grant} (node/deploy/rbac.yaml lists everything the operator needs)`;
+  return `${grant} (tools/deploy/rbac.yaml lists everything the operator needs)`;
 }
 
 /** The one-line account of a denial. */

@@ -3,7 +3,7 @@
 // 20 highest-ranked pods.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { rankPods } from "../dist/node.js";
+import { rankPods } from "replicore";
 import { controllerOf, devServer, killAll, operator, pods, podsPath, replicaSet, rsPath, waitFor } from "./operator-helpers.mjs";
 
 const ops = [];

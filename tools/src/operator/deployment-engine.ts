@@ -4,8 +4,8 @@
 // handlers.rs), and what the work queue does after a sync (D-115). The host decides none
 // of it; it only performs I/O.
 
-import { deploymentKeysForPodDeleted, deploymentKeysForReplicaSetEvent, deploymentQueueAction, deploymentReadsPods, runDeploymentSync } from "../node.js";
-import type { ApiCall, ApiResult, DeploymentSyncHostInput, KubeObject, Pod, QueueAction, ReplicaSet, SyncDone, WatchEvent } from "../api.js";
+import { deploymentKeysForPodDeleted, deploymentKeysForReplicaSetEvent, deploymentQueueAction, deploymentReadsPods, runDeploymentSync } from "replicore";
+import type { ApiCall, ApiResult, DeploymentSyncHostInput, KubeObject, Pod, QueueAction, ReplicaSet, SyncDone, WatchEvent } from "replicore";
 
 export type { ApiCall, ApiResult, DeploymentSyncHostInput, KubeObject, QueueAction, SyncDone };
 

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// The `replicore` command: explain, plan and conform over the package's engine (the
-// Node entry, which loads the .wasm synchronously). Every failure is one line on stderr,
+// The `replicore` command: explain, plan and conform over the replicore package's engine
+// (its Node entries, which load their .wasm synchronously), and the operator and dev
+// server of replicore-tools. Every failure is one line on stderr,
 // `replicore: <message>`, with exit 2 for usage errors and 1 otherwise; never a stack.
 
-import { version } from "./node.js";
+import { version } from "replicore";
 import { conformCommand } from "./cli/conform.js";
-import { explainCommand } from "./cli/explain.js";
 import { CliError, emit } from "./cli/io.js";
 import { planCommand } from "./cli/plan.js";
 
@@ -40,8 +40,9 @@ examples:
 function run(args: string[]): number | Promise<number> {
   const [command, ...rest] = args;
   switch (command) {
+    // Loaded on demand: the explain report is a wasm module of its own (replicore/explain).
     case "explain":
-      return explainCommand(rest).then(() => 0);
+      return import("./cli/explain.js").then((m) => m.explainCommand(rest)).then(() => 0);
     case "plan":
       planCommand(rest);
       return 0;

@@ -1,14 +1,14 @@
 // `replicore conform DIR`: judges the engine against the vectors recorded from the
 // upstream Go controller with the one judge there is: the Rust runner's judge
 // (tests/src/lib.rs, crate replicore-tests) compiled to WebAssembly with the engine
-// (the `judge` feature of the binding, a module of its own: dist/wasm-judge). This file
-// only reads files: every `<kind>.json` and `<kind>.json.gz` under DIR, recursively, as
-// the native `conformance` binary does, and prints the judge's report.
+// (the `judge` feature of the binding, a module of its own: `replicore/judge`, loaded on
+// first use). This file only reads files: every `<kind>.json` and `<kind>.json.gz` under
+// DIR, recursively, as the native `conformance` binary does, and prints the judge's report.
 
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { initSync, judgeCases, judgeKinds } from "../wasm-judge/replicore_judge.js";
+import { judgeCases, judgeKinds } from "replicore/judge";
 import { parseCommandArgs } from "./args.js";
 import { CliError, emit, usageError } from "./io.js";
 
@@ -30,18 +30,8 @@ export function formatFailure(f: Failure): string {
   return `${f.case}: ${f.field}\n    expected: ${f.expected}\n    got:      ${f.got}`;
 }
 
-let loaded = false;
-
-/** Loads the judge's module (the engine and the judge) on first use. */
-function judgeModule(): void {
-  if (loaded) return;
-  initSync({ module: readFileSync(new URL("../wasm-judge/replicore_judge_bg.wasm", import.meta.url)) });
-  loaded = true;
-}
-
 /** The kinds the judge knows, in report order. */
 export function kinds(): string[] {
-  judgeModule();
   return judgeKinds();
 }
 

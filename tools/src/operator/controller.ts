@@ -14,7 +14,7 @@ import type { Logger } from "./log.js";
 import type { Metrics } from "./metrics.js";
 import { ControllerRateLimiter, WorkQueue, type RateLimiterOptions } from "./queue.js";
 import { NotLeader, runWorker } from "./worker.js";
-import type { Config, EventDecision, KubeEvent, ClaimOutcome, LiveOwner } from "../api.js";
+import type { Config, EventDecision, KubeEvent, ClaimOutcome, LiveOwner } from "replicore";
 
 export interface ControllerOptions {
   clients: Clients;

@@ -84,7 +84,7 @@ export const RESOURCES: ResourceType[] = [
     categories: ["all"],
   },
   {
-    // node/deploy/crd-replicadeployment.yaml: a Deployment-shaped custom resource (the
+    // tools/deploy/crd-replicadeployment.yaml: a Deployment-shaped custom resource (the
     // CRD's schema defaults; status writes keep only the status, as a CRD's do).
     group: "replicore.dev",
     version: "v1alpha1",

@@ -53,7 +53,7 @@ what it manages:
 leader election:
   --no-leader-elect       act without a lease (a single replica only)
   --lease-namespace NS    (default: $POD_NAMESPACE, else "replicore-system", where
-                          node/deploy/rbac.yaml grants the Lease)
+                          tools/deploy/rbac.yaml grants the Lease)
   --lease-name NAME       (default "replicore-operator")
   --identity ID           (default: hostname_<uuid>)
   --lease-duration D      (default 15s)
@@ -62,7 +62,7 @@ leader election:
 operations:
   --metrics-port P        /metrics, /healthz and /readyz (default 8080; 0 = any free port)
   --metrics-host H        (default 127.0.0.1; 0.0.0.0 for probes and scrapes from other
-                          hosts, as node/deploy/deployment.yaml sets)
+                          hosts, as tools/deploy/deployment.yaml sets)
   --log-level L           debug, info, warn, error (default info)
 durations: 15s, 500ms, 2m, or a number of milliseconds.
 
@@ -73,7 +73,7 @@ Later, a denial is logged ("not permitted") and /readyz answers 503 until that r
 succeeds again.
 `;
 
-/** The lease namespace when neither --lease-namespace nor $POD_NAMESPACE says: node/deploy/rbac.yaml's. */
+/** The lease namespace when neither --lease-namespace nor $POD_NAMESPACE says: tools/deploy/rbac.yaml's. */
 export const DEFAULT_LEASE_NAMESPACE = "replicore-system";
 /** Metrics, /healthz and /readyz listen here unless --metrics-host says otherwise. */
 export const DEFAULT_METRICS_HOST = "127.0.0.1";

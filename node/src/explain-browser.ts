@@ -1,0 +1,7 @@
+// Browser and bundler entry point of "replicore/explain": instantiates the explain
+// module's .wasm once, at import (top-level await).
+import init from "./wasm-explain/replicore_explain.js";
+
+await init({ module_or_path: new URL("./wasm-explain/replicore_explain_bg.wasm", import.meta.url) });
+
+export * from "./explain.js";
