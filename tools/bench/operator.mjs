@@ -10,8 +10,10 @@
 //
 // env: PODS (10000), OWNERS (100), QPS (1000), BURST (QPS), WORKERS (5, kcm's
 // --concurrent-replicaset-syncs), POD_EVENTS_PER_SECOND (100), EVENT_SECONDS (20),
-// TIMEOUT_SECONDS (600), NO_TRANSFORM=1 (keep whole pods in the informer, for comparison).
-import { spawn } from "node:child_process";
+// TIMEOUT_SECONDS (600), NO_TRANSFORM=1 (keep whole pods in the informer, for comparison),
+// OPERATOR_NODE_ARGS (Node flags of the operator; default: the NODE_OPTIONS of
+// node/deploy/deployment.yaml, the shipped V8 heap sizing; "none" for Node's defaults).
+import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
@@ -146,8 +148,18 @@ const port = await freePort();
 const args = [cli, "operator", "--server", url, "--no-leader-elect", "--metrics-port", String(port), "--metrics-host", "127.0.0.1", "--log-level", "warn"];
 if (QPS !== "none") args.push("--kube-api-qps", String(QPS), "--kube-api-burst", String(BURST));
 args.push("--workers", String(WORKERS));
+// The shipped Node flags: the NODE_OPTIONS value of node/deploy/deployment.yaml.
+const manifest = readFileSync(fileURLToPath(new URL("../deploy/deployment.yaml", import.meta.url)), "utf8");
+const shippedFlags = /name: NODE_OPTIONS\s+value: "([^"]*)"/.exec(manifest)?.[1] ?? "";
+const flagText = process.env.OPERATOR_NODE_ARGS === "none" ? "" : (process.env.OPERATOR_NODE_ARGS ?? shippedFlags);
+const flags = flagText.split(" ").filter((a) => a !== "");
+// Where the idle RSS comes from: Node alone, and Node with the operator's modules
+// imported (client-node, the engine's wasm), with the same flags, before any object.
+const rssOf = (code) => Number(execFileSync(process.execPath, [...flags, "--input-type=module", "-e", `${code}; console.log(process.memoryUsage().rss)`], { encoding: "utf8" }).trim());
+const bareNodeRss = rssOf("");
+const importedRss = rssOf(`await import(${JSON.stringify(new URL("../dist/operator/command.js", import.meta.url).href)})`);
 // --expose-gc: the operator's /debug/gc collects, then reports the live heap.
-const nodeArgs = ["--expose-gc", ...(process.env.OPERATOR_NODE_ARGS ?? "").split(" ").filter((a) => a !== "")];
+const nodeArgs = ["--expose-gc", ...flags];
 const live = async () => {
   const r = await fetch(`${opUrl}/debug/gc`);
   if (!r.ok) return null;
@@ -236,12 +248,15 @@ const result = {
   burst: BURST,
   workers: WORKERS,
   podTransform: !process.env.NO_TRANSFORM,
+  nodeFlags: flagText,
   createSeconds: Number(createSeconds.toFixed(1)),
   createsPerSecond: Math.round(PODS / createSeconds),
   operatorCpuSecondsWhileCreating: Number(createCpuSeconds.toFixed(1)),
   devServerCpuSecondsWhileCreating: Number(((serverCpu.user + serverCpu.system) / 1e6).toFixed(1)),
   allReadySeconds: Number(readySeconds.toFixed(1)),
-  rssMiB: { idle: mib(idle), peak: mib(peak), afterCreate: mib(rssAfterCreate), afterScaleDownToAFifth: mib(rssAfterDown) },
+  rssMiB: { bareNode: mib(bareNodeRss), modulesImported: mib(importedRss), idle: mib(idle), peak: mib(peak), afterCreate: mib(rssAfterCreate), afterScaleDownToAFifth: mib(rssAfterDown) },
+  // kube-controller-manager: 146 MB at 10,000 pods, 14.6 kB per pod all told.
+  rssPerStoredPodKB: { peak: Number((peak / PODS / 1000).toFixed(1)), aboveIdle: Number(((rssAfterCreate - idle) / PODS / 1000).toFixed(1)) },
   afterCreate: {
     heapUsedMiB: mib(afterCreate["nodejs_heap_size_used_bytes"]),
     heapTotalMiB: mib(afterCreate["nodejs_heap_size_total_bytes"]),
