@@ -1,10 +1,10 @@
 // The dev server's own pod-create capacity (issue 18 point 6: is the server or the
-// operator the limit of node/bench/operator.mjs's create rate?): a tight client in a
+// operator the limit of tools/bench/operator.mjs's create rate?): a tight client in a
 // worker thread (its own event loop and core) creates PODS pods over keep-alive
 // connections, CONCURRENCY at a time, with the kubelet on as in the operator bench;
 // a watcher on /pods counts them, as the operator's watch would see them. Prints JSON.
 //
-//   node node/bench/devserver-creates.mjs          # PODS=10000 CONCURRENCY=50
+//   node tools/bench/devserver-creates.mjs          # PODS=10000 CONCURRENCY=50
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
 
 const env = (k, d) => (process.env[k] === undefined || process.env[k] === "" ? d : Number(process.env[k]));
