@@ -5,13 +5,15 @@
 // a fifth (the RSS that stays). Prints one JSON object.
 //
 //   npm --workspace node run bench:operator                       # 10k pods, QPS 1000
-//   PODS=50000 node node/bench/operator.mjs                       # manual, larger
-//   QPS=20 BURST=30 PODS=2000 node node/bench/operator.mjs        # kcm's default QPS
+//   PODS=50000 node tools/bench/operator.mjs                       # manual, larger
+//   QPS=20 BURST=30 PODS=2000 node tools/bench/operator.mjs        # kcm's default QPS
 //
 // env: PODS (10000), OWNERS (100), QPS (1000), BURST (QPS), WORKERS (5, kcm's
 // --concurrent-replicaset-syncs), POD_EVENTS_PER_SECOND (100), EVENT_SECONDS (20),
-// TIMEOUT_SECONDS (600), NO_TRANSFORM=1 (keep whole pods in the informer, for comparison).
-import { spawn } from "node:child_process";
+// TIMEOUT_SECONDS (600), SCALE_DOWN (1; 0 skips the scale-down to a fifth), NO_TRANSFORM=1 (keep whole pods in the informer, for comparison),
+// OPERATOR_NODE_ARGS (Node flags of the operator; default: the NODE_OPTIONS of
+// tools/deploy/deployment.yaml, the shipped V8 heap sizing; "none" for Node's defaults).
+import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
@@ -146,8 +148,18 @@ const port = await freePort();
 const args = [cli, "operator", "--server", url, "--no-leader-elect", "--metrics-port", String(port), "--metrics-host", "127.0.0.1", "--log-level", "warn"];
 if (QPS !== "none") args.push("--kube-api-qps", String(QPS), "--kube-api-burst", String(BURST));
 args.push("--workers", String(WORKERS));
+// The shipped Node flags: the NODE_OPTIONS value of tools/deploy/deployment.yaml.
+const manifest = readFileSync(fileURLToPath(new URL("../deploy/deployment.yaml", import.meta.url)), "utf8");
+const shippedFlags = /name: NODE_OPTIONS\s+value: "([^"]*)"/.exec(manifest)?.[1] ?? "";
+const flagText = process.env.OPERATOR_NODE_ARGS === "none" ? "" : (process.env.OPERATOR_NODE_ARGS ?? shippedFlags);
+const flags = flagText.split(" ").filter((a) => a !== "");
+// Where the idle RSS comes from: Node alone, and Node with the operator's modules
+// imported (client-node, the engine's wasm), with the same flags, before any object.
+const rssOf = (code) => Number(execFileSync(process.execPath, [...flags, "--input-type=module", "-e", `${code}; console.log(process.memoryUsage().rss)`], { encoding: "utf8" }).trim());
+const bareNodeRss = rssOf("");
+const importedRss = rssOf(`await import(${JSON.stringify(new URL("../dist/operator/command.js", import.meta.url).href)})`);
 // --expose-gc: the operator's /debug/gc collects, then reports the live heap.
-const nodeArgs = ["--expose-gc", ...(process.env.OPERATOR_NODE_ARGS ?? "").split(" ").filter((a) => a !== "")];
+const nodeArgs = ["--expose-gc", ...flags];
 const live = async () => {
   const r = await fetch(`${opUrl}/debug/gc`);
   if (!r.ok) return null;
@@ -218,15 +230,21 @@ const afterEvents = await metrics(opUrl);
 const after = buckets(afterEvents);
 const syncsAfter = Object.entries(afterEvents).filter(([k]) => k.startsWith("replicore_sync_duration_seconds_count")).reduce((n, [, v]) => n + v, 0);
 
-// -- scale down to a fifth ----------------------------------------------------------------------
+// -- scale down to a fifth (SCALE_DOWN=0 skips it) ----------------------------------------------
 const keep = Math.floor(PODS / 5);
 const perDown = Math.floor(keep / OWNERS);
-await Promise.all(names.map((n) => call("PATCH", `${rsPath(n)}/scale`, { spec: { replicas: perDown } }, "application/merge-patch+json")));
-await waitFor(() => podCount <= perDown * OWNERS, `${perDown * OWNERS} pods`);
-await sleep(5000);
-const afterDown = await metrics(opUrl);
-const rssAfterDown = rssBytes(op.pid);
-const liveAfterDown = await live();
+const scaleDown = env("SCALE_DOWN", 1) !== 0;
+let deleteSeconds = null;
+if (scaleDown) {
+  const d0 = performance.now();
+  await Promise.all(names.map((n) => call("PATCH", `${rsPath(n)}/scale`, { spec: { replicas: perDown } }, "application/merge-patch+json")));
+  await waitFor(() => podCount <= perDown * OWNERS, `${perDown * OWNERS} pods`);
+  deleteSeconds = (performance.now() - d0) / 1000;
+  await sleep(5000);
+}
+const afterDown = scaleDown ? await metrics(opUrl) : {};
+const rssAfterDown = scaleDown ? rssBytes(op.pid) : 0;
+const liveAfterDown = scaleDown ? await live() : null;
 clearInterval(sampler);
 
 const result = {
@@ -236,12 +254,15 @@ const result = {
   burst: BURST,
   workers: WORKERS,
   podTransform: !process.env.NO_TRANSFORM,
+  nodeFlags: flagText,
   createSeconds: Number(createSeconds.toFixed(1)),
   createsPerSecond: Math.round(PODS / createSeconds),
   operatorCpuSecondsWhileCreating: Number(createCpuSeconds.toFixed(1)),
   devServerCpuSecondsWhileCreating: Number(((serverCpu.user + serverCpu.system) / 1e6).toFixed(1)),
   allReadySeconds: Number(readySeconds.toFixed(1)),
-  rssMiB: { idle: mib(idle), peak: mib(peak), afterCreate: mib(rssAfterCreate), afterScaleDownToAFifth: mib(rssAfterDown) },
+  rssMiB: { bareNode: mib(bareNodeRss), modulesImported: mib(importedRss), idle: mib(idle), peak: mib(peak), afterCreate: mib(rssAfterCreate), afterScaleDownToAFifth: mib(rssAfterDown) },
+  // kube-controller-manager: 146 MB at 10,000 pods, 14.6 kB per pod all told.
+  rssPerStoredPodKB: { peak: Number((peak / PODS / 1000).toFixed(1)), aboveIdle: Number(((rssAfterCreate - idle) / PODS / 1000).toFixed(1)) },
   afterCreate: {
     heapUsedMiB: mib(afterCreate["nodejs_heap_size_used_bytes"]),
     heapTotalMiB: mib(afterCreate["nodejs_heap_size_total_bytes"]),
@@ -251,6 +272,8 @@ const result = {
   },
   afterCreateCollected: liveAfterCreate,
   afterScaleDownCollected: liveAfterDown,
+  deletesPerSecond: deleteSeconds === null ? null : Math.round((PODS - perDown * OWNERS) / deleteSeconds),
+  failedDeletes: afterDown['replicore_pod_deletes_total{result="error"}'] ?? null,
   afterScaleDown: {
     heapUsedMiB: mib(afterDown["nodejs_heap_size_used_bytes"]),
     wasmMemoryMiB: mib(afterDown["replicore_wasm_memory_bytes"]),

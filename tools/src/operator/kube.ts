@@ -15,7 +15,9 @@ import {
   setHeaderOptions,
   wrapHttpLibrary,
   type ApiType,
+  type RequestContext,
 } from "@kubernetes/client-node";
+import { sendDirect } from "./http.js";
 import type { ApiError } from "replicore";
 import type { Access } from "./access.js";
 import { reasonForCode } from "../status-reasons.js";
@@ -76,16 +78,19 @@ export interface Clients {
 /**
  * The typed and custom-object clients. With `access`, every answer is shown to it (a
  * 401/403 with its Status body, kept readable for the caller): client-node's own
- * `makeApiClient`, with the HTTP library wrapped.
+ * `makeApiClient`, with the HTTP library wrapped, and each request sent with undici's
+ * `request` on client-node's dispatcher (./http.ts; client-node's fetch-based library
+ * with REPLICORE_FETCH_HTTP=1, for tools/bench/operator.mjs's comparison).
  */
 export function clients(kc: KubeConfig, access?: Access): Clients {
   if (!access) return { kc, core: kc.makeApiClient(CoreV1Api), custom: kc.makeApiClient(CustomObjectsApi) };
   const server = kc.getCurrentCluster()?.server;
   if (!server) throw new Error("no cluster in the kubeconfig");
   const base = createConfiguration().httpApi;
+  const fallback = (req: RequestContext): Promise<ResponseContext> => base.send(req).toPromise();
   const httpApi = wrapHttpLibrary({
     async send(req) {
-      const res = await base.send(req).toPromise();
+      const res = process.env["REPLICORE_FETCH_HTTP"] ? await fallback(req) : await sendDirect(req, fallback);
       const status = res.httpStatusCode;
       if (status !== 401 && status !== 403) {
         access.observe(status, req.getHttpMethod().toString(), req.getUrl());
