@@ -11,7 +11,7 @@
 // env: PODS (10000), OWNERS (100), QPS (1000), BURST (QPS), WORKERS (5, kcm's
 // --concurrent-replicaset-syncs), POD_EVENTS_PER_SECOND (100), EVENT_SECONDS (20),
 // TIMEOUT_SECONDS (600), SCALE_DOWN (1; 0 skips the scale-down to a fifth), NO_TRANSFORM=1 (keep whole pods in the informer, for comparison),
-// OPERATOR_NODE_ARGS (Node flags of the operator; default: the NODE_OPTIONS of
+// OPERATOR_NODE_ARGS (Node flags of the operator; default: the `node` command's flags in
 // tools/deploy/deployment.yaml, the shipped V8 heap sizing; "none" for Node's defaults).
 import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -148,9 +148,14 @@ const port = await freePort();
 const args = [cli, "operator", "--server", url, "--no-leader-elect", "--metrics-port", String(port), "--metrics-host", "127.0.0.1", "--log-level", "warn"];
 if (QPS !== "none") args.push("--kube-api-qps", String(QPS), "--kube-api-burst", String(BURST));
 args.push("--workers", String(WORKERS));
-// The shipped Node flags: the NODE_OPTIONS value of tools/deploy/deployment.yaml.
+// The shipped Node flags: the flags of the container's `node` command in
+// tools/deploy/deployment.yaml.
 const manifest = readFileSync(fileURLToPath(new URL("../deploy/deployment.yaml", import.meta.url)), "utf8");
-const shippedFlags = /name: NODE_OPTIONS\s+value: "([^"]*)"/.exec(manifest)?.[1] ?? "";
+const shippedFlags = (/command:\n((?:[ \t]*(?:#.*|- .*)\n)+)/.exec(manifest)?.[1] ?? "")
+  .split("\n")
+  .map((line) => /^\s*- (--\S+)/.exec(line)?.[1])
+  .filter((flag) => flag !== undefined)
+  .join(" ");
 const flagText = process.env.OPERATOR_NODE_ARGS === "none" ? "" : (process.env.OPERATOR_NODE_ARGS ?? shippedFlags);
 const flags = flagText.split(" ").filter((a) => a !== "");
 // Where the idle RSS comes from: Node alone, and Node with the operator's modules

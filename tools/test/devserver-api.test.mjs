@@ -190,6 +190,16 @@ describe("REST", () => {
     assert.deepEqual((await api.get(podsPath("ns", "kept"))).metadata.ownerReferences, []);
     const pre = await api.call("DELETE", podsPath("ns", "kept"), { preconditions: { uid: "wrong" } });
     assert.equal(pre.status, 409);
+    // The collector follows references as they are now: one added by a later patch
+    // (adoption) counts, one patched away (release) does not.
+    const rs3 = await api.post(rsPath("ns"), replicaSet("web", 1));
+    const ref3 = { ...ref, uid: rs3.metadata.uid };
+    await api.post(podsPath("ns"), pod("adopted", { app: "web" }));
+    await api.patch(podsPath("ns", "adopted"), { metadata: { ownerReferences: [ref3] } });
+    await api.post(podsPath("ns"), pod("released", { app: "web" }, { ownerReferences: [ref3] }));
+    await api.patch(podsPath("ns", "released"), { metadata: { ownerReferences: null } });
+    await api.del(rsPath("ns", "web"));
+    assert.deepEqual((await api.get(podsPath("ns"))).items.map((p) => p.metadata.name).sort(), ["free", "kept", "released"]);
   });
 });
 

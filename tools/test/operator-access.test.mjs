@@ -241,3 +241,19 @@ test("metrics listen on 127.0.0.1 unless --metrics-host says otherwise", async (
   const deployment = readFileSync(join(repo, "tools/deploy/deployment.yaml"), "utf8");
   assert.match(deployment, /- --metrics-host=0\.0\.0\.0/, "in the cluster the probes reach the pod's IP");
 });
+
+test("the shipped manifest runs the operator under Node with heap flags Node accepts", async () => {
+  const { execFileSync } = await import("node:child_process");
+  const deployment = readFileSync(join(repo, "tools/deploy/deployment.yaml"), "utf8");
+  const command = /command:\n((?:[ \t]*(?:#.*|- .*)\n)+)/.exec(deployment)?.[1] ?? "";
+  const items = command.split("\n").map((l) => /^\s*- (\S+)/.exec(l)?.[1]).filter((x) => x !== undefined);
+  assert.equal(items[0], "node");
+  assert.equal(items.at(-1), "/usr/local/bin/replicore", "the package's bin, installed globally in the image");
+  const flags = items.slice(1, -1);
+  assert.ok(flags.some((f) => f.startsWith("--heap-growing-percent=")) && flags.some((f) => f.startsWith("--max-semi-space-size=")), flags.join(" "));
+  // Node refuses some V8 flags in NODE_OPTIONS (--heap-growing-percent among them): on the
+  // command line it takes them, and the CLI runs.
+  const out = execFileSync(process.execPath, [...flags, join(repo, "tools/dist/cli.js"), "--version"], { encoding: "utf8" });
+  assert.match(out, /\d+\.\d+\.\d+/);
+  assert.doesNotMatch(deployment, /name: NODE_OPTIONS/);
+});

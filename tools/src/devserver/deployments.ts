@@ -5,11 +5,8 @@
 // output: the Deployment controller hashes the stored template into `pod-template-hash`,
 // so a template defaulted differently from upstream's gets a different ReplicaSet name.
 
-import { labelsMatch, parseLabelSelector, PatchError, type Json, type JsonObject } from "./patch.js";
+import { isObject, labelsMatch, parseLabelSelector, PatchError, type Json, type JsonObject } from "./patch.js";
 
-function isObject(v: unknown): v is JsonObject {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 /** The object at `o[key]`, created empty when absent (or not an object). */
 function child(o: JsonObject, key: string): JsonObject {

@@ -2,7 +2,7 @@
 // the configured delays (each counted from the previous step): scheduled to one of the
 // fake nodes (spec.nodeName, PodScheduled), Running with started containers, then Ready.
 
-import type { JsonObject, Json } from "./patch.js";
+import { isObject, type JsonObject, type Json } from "./patch.js";
 import { meta, type Store, type WatchEventRecord } from "./store.js";
 
 export interface KubeletOptions {
@@ -14,9 +14,6 @@ export interface KubeletOptions {
 
 export const DEFAULT_KUBELET: KubeletOptions = { scheduleDelayMs: 0, runDelayMs: 0, readyDelayMs: 0, nodes: 3 };
 
-function isObject(v: unknown): v is JsonObject {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 function now(): string {
   return new Date().toISOString().replace(/\.\d+Z$/, "Z");

@@ -10,7 +10,7 @@ export type JsonObject = { [key: string]: Json };
 
 export class PatchError extends Error {}
 
-function isObject(v: unknown): v is JsonObject {
+export function isObject(v: unknown): v is JsonObject {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 

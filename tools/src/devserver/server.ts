@@ -12,6 +12,7 @@ import { CAUSE_REASON, deploymentCells, dropNulls, errorBody, sameJson } from ".
 import { Kubelet, type KubeletOptions } from "./kubelet.js";
 import { decodeKubernetesProtobuf, UnsupportedProtobuf } from "./protobuf.js";
 import {
+  isObject,
   jsonPatch,
   labelsMatch,
   mergePatch,
@@ -67,9 +68,6 @@ function suffix(): string {
   return s;
 }
 
-function isObject(v: unknown): v is JsonObject {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 interface Route {
   type: ResourceType;
@@ -653,11 +651,7 @@ export class DevServer {
     const gone = this.store.remove(storeKey(type), m["namespace"] as string | undefined, m["name"] as string) ?? o;
     // The garbage collector: dependents go too (or lose the reference when orphaned).
     const uid = m["uid"];
-    const dependents: Array<[string, JsonObject]> = [];
-    for (const [resource, d] of this.store.all()) {
-      const refs = meta(d)["ownerReferences"];
-      if (Array.isArray(refs) && refs.some((r) => isObject(r) && r["uid"] === uid)) dependents.push([resource, d]);
-    }
+    const dependents = typeof uid === "string" ? this.store.dependentsOf(uid) : [];
     for (const [resource, d] of dependents) {
       const dt = RESOURCES.find((r) => storeKey(r) === resource);
       if (!dt) continue;

@@ -3,7 +3,7 @@
 // resourceVersions answer 410 Gone), and the live watchers.
 
 import { randomUUID } from "node:crypto";
-import type { JsonObject } from "./patch.js";
+import { isObject, type JsonObject } from "./patch.js";
 
 export type EventType = "ADDED" | "MODIFIED" | "DELETED";
 
@@ -45,6 +45,13 @@ export class Store {
   /** The oldest resourceVersion a watch may resume from, per resource. */
   private readonly horizon = new Map<string, number>();
   readonly watchers = new Set<Watcher>();
+  /**
+   * The garbage collector's index: owner uid → the stored objects that reference it
+   * (`resource\0key`), and each object's owner uids as last stored, so that deleting an
+   * owner finds its dependents without scanning every object.
+   */
+  private readonly dependents = new Map<string, Set<string>>();
+  private readonly ownersOf = new Map<string, string[]>();
 
   constructor(private readonly window: number) {}
 
@@ -70,9 +77,44 @@ export class Store {
     return namespace === undefined ? all : all.filter((o) => meta(o)["namespace"] === namespace);
   }
 
-  /** Every stored object of every resource (for the garbage collector). */
+  /** Every stored object of every resource. */
   *all(): Generator<[string, JsonObject]> {
     for (const [resource, t] of this.objects) for (const o of t.values()) yield [resource, o];
+  }
+
+  /** The stored objects whose ownerReferences name `uid` (for the garbage collector). */
+  dependentsOf(uid: string): Array<[string, JsonObject]> {
+    const out: Array<[string, JsonObject]> = [];
+    for (const entry of this.dependents.get(uid) ?? []) {
+      const cut = entry.indexOf("\0");
+      const o = this.table(entry.slice(0, cut)).get(entry.slice(cut + 1));
+      if (o) out.push([entry.slice(0, cut), o]);
+    }
+    return out;
+  }
+
+  /** Keeps the dependents index of `resource\0key` at `o`'s owner uids (none when removed). */
+  private index(entry: string, o: JsonObject | undefined): void {
+    for (const uid of this.ownersOf.get(entry) ?? []) {
+      const set = this.dependents.get(uid);
+      set?.delete(entry);
+      if (set?.size === 0) this.dependents.delete(uid);
+    }
+    const refs = o === undefined ? undefined : meta(o)["ownerReferences"];
+    const uids = Array.isArray(refs) ? refs.flatMap((r) => (isObject(r) && typeof r["uid"] === "string" ? [r["uid"]] : [])) : [];
+    if (uids.length === 0) {
+      this.ownersOf.delete(entry);
+      return;
+    }
+    this.ownersOf.set(entry, uids);
+    for (const uid of uids) {
+      let set = this.dependents.get(uid);
+      if (!set) {
+        set = new Set();
+        this.dependents.set(uid, set);
+      }
+      set.add(entry);
+    }
   }
 
   newUid(): string {
@@ -88,6 +130,7 @@ export class Store {
     m["resourceVersion"] = String(this.rv);
     o["metadata"] = m;
     this.table(resource).set(key, o);
+    this.index(`${resource}\0${key}`, o);
     this.record(resource, { type, rv: this.rv, object: o, ...(old ? { old } : {}) });
     return o;
   }
@@ -97,6 +140,7 @@ export class Store {
     const old = this.table(resource).get(key);
     if (!old) return undefined;
     this.table(resource).delete(key);
+    this.index(`${resource}\0${key}`, undefined);
     this.rv++;
     const gone = structuredClone(old);
     meta(gone)["resourceVersion"] = String(this.rv);
