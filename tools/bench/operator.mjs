@@ -4,7 +4,7 @@
 // EVENT_SECONDS (sync latency p50/p99 from the operator's histogram), then scaled down to
 // a fifth (the RSS that stays). Prints one JSON object.
 //
-//   npm --workspace node run bench:operator                       # 10k pods, QPS 1000
+//   npm --workspace tools run bench:operator                      # 10k pods, QPS 1000
 //   PODS=50000 node tools/bench/operator.mjs                       # manual, larger
 //   QPS=20 BURST=30 PODS=2000 node tools/bench/operator.mjs        # kcm's default QPS
 //

@@ -99,7 +99,7 @@ export class Controller {
       path: "/api/v1/pods",
       list: () => core.listPodForAllNamespaces(),
       // One copy of each pod, with only the fields the engine reads (whole pods with
-      // REPLICORE_NO_POD_TRANSFORM=1, for node/bench/operator.mjs's comparison).
+      // REPLICORE_NO_POD_TRANSFORM=1, for tools/bench/operator.mjs's comparison).
       ...(process.env["REPLICORE_NO_POD_TRANSFORM"] ? {} : { transform: trimPod }),
       log: this.o.log,
       onEvent: (e) => this.podEvent(e as InformerEvent<Pod>),

@@ -102,7 +102,7 @@ export async function serveOps(metrics: Metrics, port: number, host: string, hea
     }
     const gc = (globalThis as { gc?: () => void }).gc;
     if (path === "/debug/gc" && typeof gc === "function") {
-      // Only when node runs with --expose-gc (node/bench/operator.mjs): a full collection,
+      // Only when node runs with --expose-gc (tools/bench/operator.mjs): a full collection,
       // then what is left (the live heap, the wasm memory).
       gc();
       res.writeHead(200, { "Content-Type": "application/json" });
