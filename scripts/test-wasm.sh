@@ -30,10 +30,11 @@ done
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 
-# The simulator's binding is a feature (a second module); test it with the rest.
-extra=(--features sim)
+# The simulator's and the explain report's bindings are features (modules of their own);
+# test them with the rest.
+extra=(--features sim,explain)
 if [ $# -gt 0 ]; then
-  extra=(--features sim -- "$@")
+  extra=(--features sim,explain -- "$@")
 fi
 
 # The number of tests that passed, summed over the test binaries of a run.
