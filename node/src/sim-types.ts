@@ -34,7 +34,6 @@ export type {
   Planned,
   QueueOp,
   QueueState,
-  RankedSimPod,
   Sample,
   ScalePreview,
   Scenario,

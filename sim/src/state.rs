@@ -11,7 +11,7 @@ use replicore::expectations::ExpectationsRecord;
 use replicore::model::{Pod, ReplicaSet, ReplicaSetCondition, ReplicaSetStatus};
 use replicore::owner;
 use replicore::pods;
-use replicore::rank::{self, RankFacts, RankRule};
+use replicore::rank::{self, NamedRankedPod};
 use replicore::time::Time;
 
 use super::clock::Ms;
@@ -133,27 +133,12 @@ pub struct Sample {
     pub terminating: usize,
 }
 
-/// A pod in the engine's scale-down order.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase")]
-pub struct RankedSimPod {
-    pub namespace: String,
-    pub name: String,
-    /// Index into `state().pods`.
-    pub index: usize,
-    pub rule: Option<RankRule>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
-    pub rule_text: Option<&'static str>,
-    pub facts: RankFacts,
-}
-
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SimRanking {
-    pub pods: Vec<RankedSimPod>,
+    /// In deletion order; each `index` is the pod's position in `state().pods`.
+    pub pods: Vec<NamedRankedPod>,
     pub feature_gates: FeatureGates,
 }
 
@@ -164,7 +149,8 @@ pub struct ScalePreview {
     pub replicas: i32,
     pub active: usize,
     pub burst: usize,
-    pub victims: Vec<RankedSimPod>,
+    /// As [`SimRanking::pods`].
+    pub victims: Vec<NamedRankedPod>,
     pub first_sync: usize,
 }
 
@@ -425,14 +411,9 @@ impl Simulator {
             .into_iter()
             .filter_map(|r| {
                 let p = candidates.get(r.index)?;
-                Some(RankedSimPod {
-                    namespace: p.metadata.namespace.clone(),
-                    name: p.metadata.name.clone(),
-                    index: index.get(&p.key()).copied().unwrap_or(0),
-                    rule: r.rule,
-                    rule_text: r.rule.map(RankRule::describe),
-                    facts: r.facts,
-                })
+                let mut named = NamedRankedPod::new(p, r);
+                named.index = index.get(&p.key()).copied().unwrap_or(0);
+                Some(named)
             })
             .collect();
         SimRanking {

@@ -88,7 +88,6 @@ export type * from "./RankFacts.js";
 export type * from "./RankOptions.js";
 export type * from "./RankRule.js";
 export type * from "./RankedPod.js";
-export type * from "./RankedSimPod.js";
 export type * from "./RecordedEvent.js";
 export type * from "./ReplicaSetCondition.js";
 export type * from "./ReplicaSetStatus.js";
