@@ -18,6 +18,7 @@ import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { DevServer } from "../dist/devserver/server.js";
+import { shippedNodeCommand } from "../test/operator-helpers.mjs";
 
 const env = (k, d) => (process.env[k] === undefined || process.env[k] === "" ? d : Number(process.env[k]));
 const PODS = env("PODS", 10000);
@@ -150,11 +151,8 @@ if (QPS !== "none") args.push("--kube-api-qps", String(QPS), "--kube-api-burst",
 args.push("--workers", String(WORKERS));
 // The shipped Node flags: the flags of the container's `node` command in
 // tools/deploy/deployment.yaml.
-const manifest = readFileSync(fileURLToPath(new URL("../deploy/deployment.yaml", import.meta.url)), "utf8");
-const shippedFlags = (/command:\n((?:[ \t]*(?:#.*|- .*)\n)+)/.exec(manifest)?.[1] ?? "")
-  .split("\n")
-  .map((line) => /^\s*- (--\S+)/.exec(line)?.[1])
-  .filter((flag) => flag !== undefined)
+const shippedFlags = shippedNodeCommand()
+  .filter((item) => item.startsWith("--"))
   .join(" ");
 const flagText = process.env.OPERATOR_NODE_ARGS === "none" ? "" : (process.env.OPERATOR_NODE_ARGS ?? shippedFlags);
 const flags = flagText.split(" ").filter((a) => a !== "");

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { kubeconfigFor } from "../dist/devserver/command.js";
-import { client, devServer, killAll, operator, pods, podsPath, replicaSet, repo, rsPath, waitFor } from "./operator-helpers.mjs";
+import { client, devServer, killAll, operator, pods, podsPath, replicaSet, repo, rsPath, shippedNodeCommand, waitFor } from "./operator-helpers.mjs";
 
 const ops = [];
 const servers = [];
@@ -245,8 +245,7 @@ test("metrics listen on 127.0.0.1 unless --metrics-host says otherwise", async (
 test("the shipped manifest runs the operator under Node with heap flags Node accepts", async () => {
   const { execFileSync } = await import("node:child_process");
   const deployment = readFileSync(join(repo, "tools/deploy/deployment.yaml"), "utf8");
-  const command = /command:\n((?:[ \t]*(?:#.*|- .*)\n)+)/.exec(deployment)?.[1] ?? "";
-  const items = command.split("\n").map((l) => /^\s*- (\S+)/.exec(l)?.[1]).filter((x) => x !== undefined);
+  const items = shippedNodeCommand();
   assert.equal(items[0], "node");
   assert.equal(items.at(-1), "/usr/local/bin/replicore", "the package's bin, installed globally in the image");
   const flags = items.slice(1, -1);

@@ -2,12 +2,12 @@
 // processes (dist/cli.js operator) with their JSON logs, a small API client, polling.
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DevServer } from "../dist/devserver/server.js";
-import { cli, repo } from "./helpers.mjs";
+import { cli, controllerOf, repo } from "./helpers.mjs";
 
-export { repo, cli };
+export { repo, cli, controllerOf };
 
 /** Starts a dev server in this process: {server, url, api, close}. */
 export async function devServer(options = {}) {
@@ -173,10 +173,6 @@ export async function pods(api, ns, labelSelector) {
   return (await api.get(podsPath(ns) + q)).items;
 }
 
-export function controllerOf(o) {
-  return (o.metadata?.ownerReferences ?? []).find((r) => r.controller);
-}
-
 /** Where Debian's kubectl 1.20 is: $KUBECTL, the copy scripts/setup.sh unpacks, or PATH. */
 export function kubectlPath() {
   if (process.env.KUBECTL) return process.env.KUBECTL;
@@ -205,4 +201,17 @@ export function kubectlIn(kubectl, dir, timeoutMs) {
     return r.stdout;
   };
   return { k, ok };
+}
+
+/**
+ * The container's `node` command in tools/deploy/deployment.yaml, item by item:
+ * `["node", ...flags, "/usr/local/bin/replicore"]` (empty when the manifest has none).
+ */
+export function shippedNodeCommand() {
+  const deployment = readFileSync(join(repo, "tools/deploy/deployment.yaml"), "utf8");
+  const command = /command:\n((?:[ \t]*(?:#.*|- .*)\n)+)/.exec(deployment)?.[1] ?? "";
+  return command
+    .split("\n")
+    .map((line) => /^\s*- (\S+)/.exec(line)?.[1])
+    .filter((item) => item !== undefined);
 }
