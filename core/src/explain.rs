@@ -340,7 +340,7 @@ impl Snapshot {
                 path: "items".into(),
             });
         }
-        snap.owners.sort_by(|a, b| {
+        crate::sort::sort_by(&mut snap.owners, |a, b| {
             (&a.metadata.namespace, &a.metadata.name)
                 .cmp(&(&b.metadata.namespace, &b.metadata.name))
         });

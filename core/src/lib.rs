@@ -80,6 +80,7 @@ pub mod report;
 pub mod rng;
 pub mod selector;
 pub mod slowstart;
+pub mod sort;
 pub mod status;
 pub mod store;
 pub mod sync;

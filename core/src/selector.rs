@@ -66,7 +66,7 @@ impl Selector {
                 reqs.push(requirement(&e.key, op, values)?);
             }
         }
-        reqs.sort_by(|a, b| a.key.cmp(&b.key));
+        crate::sort::sort_by(&mut reqs, |a, b| a.key.cmp(&b.key));
         Ok(Selector::All(reqs))
     }
 
@@ -170,7 +170,7 @@ fn requirement(key: &str, op: Op, values: &[String]) -> Result<Requirement, Sele
         })?;
     }
     let mut values = values.to_vec();
-    values.sort();
+    crate::sort::sort(&mut values);
     Ok(Requirement {
         key: key.to_owned(),
         op,

@@ -356,8 +356,9 @@ pub(crate) fn plan_view(input: SyncView<'_>, config: &Config) -> Result<SyncPlan
     let matches = |i: usize| matched.get(i).copied().unwrap_or(false);
     let digest = |i: usize| input.digests.get(i);
     plan.claims = actions;
-    plan.claims
-        .sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    crate::sort::sort_by(&mut plan.claims, |a, b| {
+        (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name))
+    });
     plan.needs_owner_recheck = !adopt.is_empty();
     plan.owned = claimed.len();
     // S-8

@@ -685,7 +685,7 @@ impl Simulator {
             .filter(|rs| controlled_by(rs, &d))
             .filter_map(|rs| Some((revision(&rs.metadata)?, rs_wire(rs)?)))
             .collect();
-        owned.sort_by_key(|(r, _)| *r);
+        replicore::sort::sort_by_key(&mut owned, |(r, _)| *r);
         let target = match to.filter(|r| *r > 0) {
             Some(r) => r,
             None => {
@@ -785,7 +785,7 @@ impl Simulator {
             .values()
             .filter(|rs| controlled_by(rs, d))
             .collect();
-        rss.sort_by(|a, b| {
+        replicore::sort::sort_by(&mut rss, |a, b| {
             (a.metadata.creation_timestamp, &a.metadata.name)
                 .cmp(&(b.metadata.creation_timestamp, &b.metadata.name))
         });

@@ -476,7 +476,7 @@ impl Simulator {
     pub fn scenario(&self) -> Scenario {
         let mut s = self.scenario.clone();
         s.edits.extend(self.applied.iter().cloned());
-        s.edits.sort_by_key(|e| e.at);
+        replicore::sort::sort_by_key(&mut s.edits, |e| e.at);
         s
     }
 

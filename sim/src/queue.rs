@@ -194,7 +194,7 @@ impl WorkQueue {
                 t: *t,
             })
             .collect();
-        delayed.sort_by(|a, b| (a.t, &a.key).cmp(&(b.t, &b.key)));
+        replicore::sort::sort_by(&mut delayed, |a, b| (a.t, &a.key).cmp(&(b.t, &b.key)));
         QueueState {
             ready: self.queue.iter().cloned().collect(),
             processing: self.processing.iter().cloned().collect(),

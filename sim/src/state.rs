@@ -282,7 +282,7 @@ impl Simulator {
     /// Pods oldest first (then by name).
     fn ordered_pods(&self) -> Vec<&Pod> {
         let mut v: Vec<&Pod> = self.api.pods.values().collect();
-        v.sort_by(|a, b| {
+        replicore::sort::sort_by(&mut v, |a, b| {
             (
                 a.metadata.creation_timestamp,
                 &a.metadata.namespace,

@@ -319,7 +319,7 @@ impl<'o> Player<'o> {
                 let remove = (pods.len() - want).min(BURST);
                 // R-70..R-72 reduced: unready first, then the most recently ready; among
                 // equals the newest first. Kept: the first `len − remove` by that rank.
-                pods.sort_by_key(|p| {
+                crate::sort::sort_by_key(&mut pods, |p| {
                     let ready_now = p.ready.is_some_and(|r| r <= t);
                     (
                         ready_now,

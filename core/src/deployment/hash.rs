@@ -342,7 +342,7 @@ impl Spew {
             }
         };
         let mut keys: Vec<&String> = members.keys().collect();
-        keys.sort_unstable();
+        crate::sort::sort(&mut keys);
         self.out.push_str("map[");
         for (i, k) in keys.into_iter().enumerate() {
             if i > 0 {

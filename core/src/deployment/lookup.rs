@@ -292,7 +292,7 @@ pub fn go_sort<T>(items: &mut [T], less: impl Fn(&T, &T) -> bool) {
 /// the index of the oldest RS whose template equals the deployment's ignoring the hash
 /// label.
 pub fn find_new(d: &Deployment, rs_list: &mut [Rs]) -> Option<usize> {
-    rs_list.sort_by(by_creation);
+    crate::sort::sort_by(rs_list, by_creation);
     rs_list
         .iter()
         .position(|rs| equal_ignore_hash(rs_template(rs), &d.spec.template))

@@ -122,12 +122,44 @@ impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for Wire<T> {
 pub type Rs = Wire<ReplicaSet>;
 
 /// `intstr.IntOrString`: `3` or `"25%"`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(untagged)]
 pub enum IntOrString {
     Int(i32),
     Str(String),
+}
+
+/// Read by a visitor of its own rather than serde's `untagged`, which buffers the value
+/// (serde's `Content`) and tries each variant in turn: the same values are accepted, an
+/// int32 or a string, and a refusal names the value found.
+impl<'de> Deserialize<'de> for IntOrString {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct IntOrStringVisitor;
+        impl serde::de::Visitor<'_> for IntOrStringVisitor {
+            type Value = IntOrString;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an int32 or a string (IntOrString)")
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<IntOrString, E> {
+                i32::try_from(v)
+                    .map(IntOrString::Int)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<IntOrString, E> {
+                i32::try_from(v)
+                    .map(IntOrString::Int)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<IntOrString, E> {
+                Ok(IntOrString::Str(v.to_owned()))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<IntOrString, E> {
+                Ok(IntOrString::Str(v))
+            }
+        }
+        d.deserialize_any(IntOrStringVisitor)
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -419,4 +451,30 @@ pub(crate) fn set_path(root: &mut Value, path: &[&str], value: Option<Value>) {
 /// The annotations of `meta`, created empty when absent (Go's `if m == nil { m = map }`).
 pub(crate) fn annotations_mut(meta: &mut ObjectMeta) -> &mut StringMap {
     meta.annotations.get_or_insert_with(StringMap::new)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn int_or_string_reads_an_int32_or_a_string() {
+        let read =
+            |text: &str| serde_json::from_str::<IntOrString>(text).map_err(|e| e.to_string());
+        assert_eq!(read("3"), Ok(IntOrString::Int(3)));
+        assert_eq!(read("-2147483648"), Ok(IntOrString::Int(i32::MIN)));
+        assert_eq!(read(r#""25%""#), Ok(IntOrString::Str("25%".into())));
+        for refused in ["2147483648", "-2147483649", "1.5", "true", "[]", "{}"] {
+            let err = read(refused).err().unwrap_or_default();
+            assert!(err.contains("an int32 or a string"), "{refused}: {err}");
+        }
+        // Round trip: ints as numbers, strings as strings.
+        let both = [IntOrString::Int(7), IntOrString::Str("10%".into())];
+        let text = serde_json::to_string(&both).unwrap_or_default();
+        assert_eq!(text, r#"[7,"10%"]"#);
+        assert_eq!(
+            serde_json::from_str::<Vec<IntOrString>>(&text).ok(),
+            Some(both.to_vec())
+        );
+    }
 }

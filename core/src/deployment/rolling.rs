@@ -98,7 +98,7 @@ fn cleanup_unhealthy(
     d: &Deployment,
     max_cleanup: i32,
 ) -> Run<Result<(Vec<Rs>, i32), SyncError>> {
-    old.sort_by(by_creation);
+    crate::sort::sort_by(&mut old, by_creation);
     let mut total = 0i32;
     for i in 0..old.len() {
         if total >= max_cleanup {
@@ -148,7 +148,7 @@ fn scale_down_old(
     if available <= min_available {
         return Ok(Ok(0));
     }
-    old.sort_by(by_creation);
+    crate::sort::sort_by(&mut old, by_creation);
     let budget = available.wrapping_sub(min_available);
     let mut total = 0i32;
     for target in &old {

@@ -96,7 +96,7 @@ pub fn find_active_or_latest(new_rs: Option<&Rs>, old: &mut [Rs]) -> Option<Rs> 
     if new_rs.is_none() && old.is_empty() {
         return None;
     }
-    old.sort_by(|a, b| by_creation(b, a));
+    crate::sort::sort_by(old, |a, b| by_creation(b, a));
     let active: Vec<&Rs> = old
         .iter()
         .chain(new_rs)
@@ -174,9 +174,9 @@ pub fn proportional_sizes(d: &Deployment, active: &mut [Rs]) -> Vec<i32> {
     };
     let to_add = allowed.wrapping_sub(total);
     if to_add > 0 {
-        active.sort_by(by_size_newer);
+        crate::sort::sort_by(active, by_size_newer);
     } else if to_add < 0 {
-        active.sort_by(by_size_older);
+        crate::sort::sort_by(active, by_size_older);
     }
     let mut added = 0i32;
     let mut sizes: Vec<i32> = active
