@@ -12,43 +12,84 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/../node_modules/.bin:$PATH"
 
-# REPLICORE_WASM_PROFILE=wasm-small builds for size (opt-level z, wasm-opt -Oz) instead
-# of speed (the default, wasm-release: opt-level 3, wasm-opt -O3).
+# Each module a browser loads (engine, explain, simulator) is built twice from the same
+# source: for speed (wasm-release: opt-level 3, wasm-opt -O3), the `.wasm` the `node`
+# condition loads, where an operator reads JSON on every sync and opt-level 3 reads it
+# about twice as fast; and for size (wasm-small: opt-level "z", wasm-opt -Oz), the
+# `*_small_bg.wasm` the browser entries fetch, a quarter smaller over the wire. Both
+# builds have the same exports, so they share one wasm-bindgen glue: the build checks
+# that the glue of the size build is byte for byte the glue kept. The judge runs in Node
+# only. REPLICORE_WASM_PROFILE=wasm-small builds the Node modules for size too.
 profile=${REPLICORE_WASM_PROFILE:-wasm-release}
 case "$profile" in
-  wasm-release) opt=-O3 ;;
-  wasm-small) opt=-Oz ;;
+  wasm-release | wasm-small) ;;
   *) echo "build.sh: REPLICORE_WASM_PROFILE must be wasm-release or wasm-small" >&2; exit 2 ;;
 esac
 
-# wasm_module OUT_DIR OUT_NAME [cargo args...]
-wasm_module() {
-  local dir=$1 name=$2
-  shift 2
-  local cargo_args=()
+# wasm_build PROFILE OUT_DIR OUT_NAME [cargo args...]: wasm-pack, then wasm-opt at the
+# profile's level; prints nothing but wasm-pack's errors.
+wasm_build() {
+  local prof=$1 dir=$2 name=$3
+  shift 3
+  local cargo_args=() opt=-O3
   if (($#)); then cargo_args=(-- "$@"); fi
-  wasm-pack build ../wasm --target web --profile "$profile" --mode no-install \
+  if [[ $prof == wasm-small ]]; then opt=-Oz; fi
+  wasm-pack build ../wasm --target web --profile "$prof" --mode no-install \
     --out-dir "../node/src/$dir" --out-name "$name" --no-pack "${cargo_args[@]}" 2>&1 \
     | grep -vE '^\[INFO\]|failed to get wasm-pack version' || true
   test -f "src/$dir/${name}_bg.wasm"
   rm -f "src/$dir/.gitignore" "src/$dir/package.json" "src/$dir/README.md"
   local wasm="src/$dir/${name}_bg.wasm"
-  local before
-  before=$(wc -c < "$wasm")
   wasm-opt "$opt" --strip-debug --strip-producers "$wasm" -o "$wasm.opt"
   mv "$wasm.opt" "$wasm"
+}
+
+# size_line FILE PROFILE: the line printed for one .wasm.
+size_line() {
   local raw gz
-  raw=$(wc -c < "$wasm")
-  gz=$(gzip -9 -c "$wasm" | wc -c)
-  sizes+=("$(printf '%s: %s bytes (%s KiB) raw, %s bytes (%s KiB) gzip -9; before wasm-opt %s bytes' \
-    "${name}_bg.wasm" "$raw" "$((raw / 1024))" "$gz" "$((gz / 1024))" "$before")")
+  raw=$(wc -c < "$1")
+  gz=$(gzip -9 -c "$1" | wc -c)
+  sizes+=("$(printf '%s: %s bytes (%s KiB) raw, %s bytes (%s KiB) gzip -9 (%s)' \
+    "$(basename "$1")" "$raw" "$((raw / 1024))" "$gz" "$((gz / 1024))" "$2")")
+}
+
+# wasm_module OUT_DIR OUT_NAME browser|node [cargo args...]
+wasm_module() {
+  local dir=$1 name=$2 where=$3
+  shift 3
+  wasm_build "$profile" "$dir" "$name" "$@"
+  size_line "src/$dir/${name}_bg.wasm" "$profile, Node"
+  if [[ $where == browser ]]; then
+    local tmp="$dir.small"
+    rm -rf "src/$tmp"
+    wasm_build wasm-small "$tmp" "$name" "$@"
+    for glue in "$name.js" "$name.d.ts" "${name}_bg.wasm.d.ts"; do
+      if ! cmp -s "src/$dir/$glue" "src/$tmp/$glue"; then
+        echo "build.sh: the size build of $name has other glue ($glue) than the speed build" >&2
+        exit 1
+      fi
+    done
+    mv "src/$tmp/${name}_bg.wasm" "src/$dir/${name}_small_bg.wasm"
+    rm -rf "src/$tmp"
+    # The glue's own default (`init()` without a module) names the .wasm beside it, and
+    # bundlers emit every `new URL(…, import.meta.url)` they see: point it at the size
+    # build, so that a page's bundle holds that build alone. (The Node entries pass the
+    # speed build's bytes explicitly.)
+    local default="new URL('${name}_bg.wasm', import.meta.url)"
+    grep -qF "$default" "src/$dir/$name.js" || {
+      echo "build.sh: $name.js no longer has the default $default" >&2
+      exit 1
+    }
+    sed -i "s|new URL('${name}_bg.wasm', import.meta.url)|new URL('${name}_small_bg.wasm', import.meta.url)|" "src/$dir/$name.js"
+    size_line "src/$dir/${name}_small_bg.wasm" "wasm-small, browsers"
+  fi
 }
 
 sizes=()
-wasm_module wasm replicore_wasm
-wasm_module wasm-explain replicore_explain --features explain
-wasm_module wasm-sim replicore_sim --features sim
-wasm_module wasm-judge replicore_judge --features judge
+wasm_module wasm replicore_wasm browser
+wasm_module wasm-explain replicore_explain browser --features explain
+wasm_module wasm-sim replicore_sim browser --features sim
+wasm_module wasm-judge replicore_judge node --features judge
 
 rm -rf dist
 tsc -p tsconfig.json
@@ -57,4 +98,4 @@ cp -r src/wasm-explain dist/wasm-explain
 cp -r src/wasm-sim dist/wasm-sim
 cp -r src/wasm-judge dist/wasm-judge
 
-for line in "${sizes[@]}"; do printf '%s (%s)\n' "$line" "$profile"; done
+printf '%s\n' "${sizes[@]}"

@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
-import { mkdtempSync, readFileSync, existsSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, existsSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, extname, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,6 +19,10 @@ test("a Vite-built page imports the package and runs it in headless Chromium", {
   const outDir = mkdtempSync(join(tmpdir(), "replicore-bundle-"));
   try {
     await build({ root, logLevel: "error", build: { outDir, target: "esnext", emptyOutDir: true } });
+    // The page ships the engine's build for size, not the Node entry's build for speed.
+    const assets = readdirSync(join(outDir, "assets"));
+    assert.ok(assets.some((f) => f.startsWith("replicore_wasm_small_bg")), assets.join(" "));
+    assert.ok(!assets.some((f) => f.startsWith("replicore_wasm_bg")), assets.join(" "));
     const server = createServer((req, res) => {
       const path = normalize(join(outDir, decodeURIComponent((req.url ?? "/").split("?")[0]).replace(/\/$/, "/index.html")));
       if (!path.startsWith(outDir) || !existsSync(path)) {
