@@ -232,6 +232,8 @@ pub enum Correlation {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "CorrelatorAggregate"))]
 #[serde(rename_all = "camelCase")]
 struct AggregateRecord {
+    /// The aggregate key (the cache's key).
+    key: String,
     #[serde(deserialize_with = "bounded_messages")]
     messages: BTreeSet<String>,
     last_timestamp: Time,
@@ -257,6 +259,8 @@ fn bounded_messages<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeSet<String>,
 )]
 #[serde(rename_all = "camelCase")]
 struct Observation {
+    /// The event key, or the aggregate key (the cache's key).
+    key: String,
     count: i32,
     first_timestamp: Time,
     name: String,
@@ -267,6 +271,8 @@ struct Observation {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "CorrelatorSpamBucket"))]
 #[serde(rename_all = "camelCase")]
 struct TokenBucket {
+    /// The spam key (the cache's key).
+    key: String,
     /// The level, as the shortest decimal text of the double (a JSON number would not
     /// survive every JSON parser bit for bit).
     #[serde(serialize_with = "f64_text", deserialize_with = "tokens_text")]
@@ -291,8 +297,9 @@ fn tokens_text<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
 }
 
 impl TokenBucket {
-    fn full() -> Self {
+    fn full(key: String) -> Self {
         TokenBucket {
+            key,
             tokens: f64::from(SPAM_BURST),
             last: Time::from_unix_nanos(i64::MIN),
         }
@@ -329,100 +336,157 @@ fn wait_nanos(tokens: f64) -> i64 {
     }
 }
 
+/// A value an [`Lru`] holds: it carries its own key, so that the cache is written as a
+/// plain list of values (no `flatten`, which serde reads through a buffer of its own).
+trait Keyed {
+    fn key(&self) -> &str;
+}
+
+macro_rules! keyed {
+    ($($t:ty),*) => {$(
+        impl Keyed for $t {
+            fn key(&self) -> &str {
+                &self.key
+            }
+        }
+    )*};
+}
+keyed!(AggregateRecord, Observation, TokenBucket);
+
 /// A least-recently-used map of at most [`MAX_LRU_CACHE_ENTRIES`] (EC-06), written as a
-/// list of `{key, ...value}` from least to most recently used.
+/// list of its values (each `{key, ...}`) from least to most recently used. The recency
+/// index is one non-generic type for the three caches; the values sit in slots.
 #[derive(Clone, Debug)]
 struct Lru<V> {
-    /// key → (use stamp, value).
-    entries: BTreeMap<String, (u64, V)>,
+    index: LruIndex,
+    /// The values, by slot; `None` for a free slot.
+    slots: Vec<Option<V>>,
+    /// Free slots, reused before the list grows.
+    free: Vec<usize>,
+}
+
+/// Which keys an [`Lru`] holds, in which slots, in which order of use.
+#[derive(Clone, Debug, Default)]
+struct LruIndex {
+    /// key → (use stamp, slot).
+    entries: BTreeMap<String, (u64, usize)>,
     /// use stamp → key, least recent first.
     order: BTreeMap<u64, String>,
     next: u64,
 }
 
-impl<V> Default for Lru<V> {
-    fn default() -> Self {
-        Lru {
-            entries: BTreeMap::new(),
-            order: BTreeMap::new(),
-            next: 0,
-        }
-    }
-}
-
-impl<V> Lru<V> {
+impl LruIndex {
     fn stamp(&mut self) -> u64 {
         let s = self.next;
         self.next = self.next.saturating_add(1);
         s
     }
 
-    /// `Get`: the value, made the most recent.
-    fn get(&mut self, key: &str) -> Option<&V> {
+    /// The slot of `key`, made the most recent.
+    fn touch(&mut self, key: &str) -> Option<usize> {
         let stamp = self.stamp();
-        let (used, _) = self.entries.get(key)?;
-        let old = *used;
+        let entry = self.entries.get_mut(key)?;
+        let old = std::mem::replace(&mut entry.0, stamp);
+        let slot = entry.1;
         if let Some(k) = self.order.remove(&old) {
             self.order.insert(stamp, k);
         }
-        let entry = self.entries.get_mut(key)?;
-        entry.0 = stamp;
-        Some(&entry.1)
+        Some(slot)
     }
 
-    /// `Add`: stores the value as the most recent, evicting the least recent beyond the cap.
-    fn add(&mut self, key: &str, value: V) {
+    /// Adds `key` (not held) in `slot` as the most recent; the slots of the least recent
+    /// keys evicted beyond the cap.
+    fn insert(&mut self, key: String, slot: usize) -> Vec<usize> {
         let stamp = self.stamp();
-        if let Some((old, _)) = self.entries.insert(key.to_owned(), (stamp, value)) {
-            self.order.remove(&old);
-        }
-        self.order.insert(stamp, key.to_owned());
+        self.order.insert(stamp, key.clone());
+        self.entries.insert(key, (stamp, slot));
+        let mut evicted = Vec::new();
         while self.entries.len() > MAX_LRU_CACHE_ENTRIES {
-            match self.order.pop_first() {
-                Some((_, k)) => {
-                    self.entries.remove(&k);
-                }
-                None => break,
+            let Some((_, k)) = self.order.pop_first() else {
+                break;
+            };
+            if let Some((_, slot)) = self.entries.remove(&k) {
+                evicted.push(slot);
             }
+        }
+        evicted
+    }
+
+    /// The slots, least recent first.
+    fn slots(&self) -> impl Iterator<Item = usize> + '_ {
+        self.order
+            .values()
+            .filter_map(|k| self.entries.get(k).map(|e| e.1))
+    }
+}
+
+impl<V> Default for Lru<V> {
+    fn default() -> Self {
+        Lru {
+            index: LruIndex::default(),
+            slots: Vec::new(),
+            free: Vec::new(),
+        }
+    }
+}
+
+impl<V: Keyed> Lru<V> {
+    /// `Get`: the value, made the most recent.
+    fn get(&mut self, key: &str) -> Option<&V> {
+        let slot = self.index.touch(key)?;
+        self.slots.get(slot)?.as_ref()
+    }
+
+    /// `Add`: stores the value under its key as the most recent, evicting the least recent
+    /// beyond the cap.
+    fn add(&mut self, value: V) {
+        if let Some(slot) = self.index.touch(value.key()) {
+            if let Some(held) = self.slots.get_mut(slot) {
+                *held = Some(value);
+            }
+            return;
+        }
+        let key = value.key().to_owned();
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                if let Some(free) = self.slots.get_mut(slot) {
+                    *free = Some(value);
+                }
+                slot
+            }
+            None => {
+                self.slots.push(Some(value));
+                self.slots.len() - 1
+            }
+        };
+        for gone in self.index.insert(key, slot) {
+            if let Some(held) = self.slots.get_mut(gone) {
+                *held = None;
+            }
+            self.free.push(gone);
         }
     }
 
     fn len(&self) -> usize {
-        self.entries.len()
+        self.index.entries.len()
     }
 
-    /// Entries, least recent first.
-    fn iter(&self) -> impl Iterator<Item = (&str, &V)> {
-        self.order.values().filter_map(|k| {
-            self.entries
-                .get_key_value(k)
-                .map(|(k, (_, v))| (k.as_str(), v))
-        })
+    /// The values, least recent first.
+    fn iter(&self) -> impl Iterator<Item = &V> {
+        self.index
+            .slots()
+            .filter_map(|slot| self.slots.get(slot).and_then(Option::as_ref))
     }
 }
 
-impl<V: PartialEq> PartialEq for Lru<V> {
+impl<V: Keyed + PartialEq> PartialEq for Lru<V> {
     /// The same entries in the same recency order (the stamps themselves do not matter).
     fn eq(&self, other: &Self) -> bool {
         self.len() == other.len() && self.iter().eq(other.iter())
     }
 }
 
-#[derive(Serialize)]
-struct EntryOut<'a, V> {
-    key: &'a str,
-    #[serde(flatten)]
-    value: &'a V,
-}
-
-#[derive(Deserialize)]
-struct EntryIn<V> {
-    key: String,
-    #[serde(flatten)]
-    value: V,
-}
-
-/// On the wire, a list of the entries, least recent first: `{key, ...value}`.
+/// On the wire, a list of the values (each with its key), least recent first.
 #[cfg(feature = "ts")]
 impl<V: ts_rs::TS> ts_rs::TS for Lru<V> {
     type WithoutGenerics = Lru<ts_rs::Dummy>;
@@ -433,11 +497,11 @@ impl<V: ts_rs::TS> ts_rs::TS for Lru<V> {
     }
 
     fn name(cfg: &ts_rs::Config) -> String {
-        format!("Array<{{ key: string }} & {}>", V::name(cfg))
+        format!("Array<{}>", V::name(cfg))
     }
 
     fn inline(cfg: &ts_rs::Config) -> String {
-        format!("Array<{{ key: string }} & {}>", V::inline(cfg))
+        format!("Array<{}>", V::inline(cfg))
     }
 
     fn visit_dependencies(v: &mut impl ts_rs::TypeVisitor)
@@ -456,15 +520,15 @@ impl<V: ts_rs::TS> ts_rs::TS for Lru<V> {
     }
 }
 
-impl<V: Serialize> Serialize for Lru<V> {
+impl<V: Keyed + Serialize> Serialize for Lru<V> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.iter().map(|(key, value)| EntryOut { key, value }))
+        s.collect_seq(self.iter())
     }
 }
 
-impl<'de, V: Deserialize<'de>> Deserialize<'de> for Lru<V> {
+impl<'de, V: Keyed + Deserialize<'de>> Deserialize<'de> for Lru<V> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let list = Vec::<EntryIn<V>>::deserialize(d)?;
+        let list = Vec::<V>::deserialize(d)?;
         if list.len() > MAX_LRU_CACHE_ENTRIES {
             return Err(D::Error::custom(format!(
                 "holds {} entries; a cache keeps at most {MAX_LRU_CACHE_ENTRIES}",
@@ -472,11 +536,14 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for Lru<V> {
             )));
         }
         let mut lru = Lru::default();
-        for e in list {
-            if lru.entries.contains_key(&e.key) {
-                return Err(D::Error::custom(format!("key {:?} is given twice", e.key)));
+        for value in list {
+            if lru.index.entries.contains_key(value.key()) {
+                return Err(D::Error::custom(format!(
+                    "key {:?} is given twice",
+                    value.key()
+                )));
             }
-            lru.add(&e.key, e.value);
+            lru.add(value);
         }
         Ok(lru)
     }
@@ -567,14 +634,12 @@ impl EventCorrelator {
 
     /// EC-07 (`UpdateState`): the Event the server returned for a create or patch.
     pub fn written(&mut self, event: &Event) {
-        self.observations.add(
-            &event_key(event),
-            Observation {
-                count: event.count,
-                first_timestamp: event.first_timestamp,
-                name: event.metadata.name.clone(),
-            },
-        );
+        self.observations.add(Observation {
+            key: event_key(event),
+            count: event.count,
+            first_timestamp: event.first_timestamp,
+            name: event.metadata.name.clone(),
+        });
     }
 
     /// EC-01 (`makeEvent`).
@@ -630,6 +695,7 @@ impl EventCorrelator {
         let mut record = match self.aggregates.get(&group) {
             Some(r) if now.since(r.last_timestamp) <= AGGREGATE_INTERVAL => r.clone(),
             _ => AggregateRecord {
+                key: group.clone(),
                 messages: BTreeSet::new(),
                 last_timestamp: now,
             },
@@ -641,7 +707,7 @@ impl EventCorrelator {
             // EC-09: upstream's PopAny; the stored group shares the set, so it shrinks too.
             record.messages.pop_first();
         }
-        self.aggregates.add(&group, record);
+        self.aggregates.add(record);
         if !aggregate {
             return Aggregated { event, key };
         }
@@ -680,14 +746,12 @@ impl EventCorrelator {
                 });
             }
         }
-        self.observations.add(
-            &a.key,
-            Observation {
-                count: event.count,
-                first_timestamp: event.first_timestamp,
-                name: event.metadata.name.clone(),
-            },
-        );
+        self.observations.add(Observation {
+            key: a.key,
+            count: event.count,
+            first_timestamp: event.first_timestamp,
+            name: event.metadata.name.clone(),
+        });
         (event, patch)
     }
 
@@ -698,9 +762,9 @@ impl EventCorrelator {
             .spam
             .get(&key)
             .cloned()
-            .unwrap_or_else(TokenBucket::full);
+            .unwrap_or_else(|| TokenBucket::full(key));
         let ok = bucket.try_accept(now);
-        self.spam.add(&key, bucket);
+        self.spam.add(bucket);
         ok
     }
 }

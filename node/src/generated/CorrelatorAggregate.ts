@@ -5,4 +5,8 @@ import type { Time } from "./Time.js";
  * A group of similar events (EC-02): its distinct messages (fewer than 10) and when the
  * last one came.
  */
-export type CorrelatorAggregate = { messages: Array<string>, lastTimestamp: Time, };
+export type CorrelatorAggregate = { 
+/**
+ * The aggregate key (the cache's key).
+ */
+key: string, messages: Array<string>, lastTimestamp: Time, };

@@ -4,4 +4,8 @@ import type { Time } from "./Time.js";
 /**
  * An entry of the event log (EC-03): the Event written for a key.
  */
-export type CorrelatorObservation = { count: number, firstTimestamp: Time, name: string, };
+export type CorrelatorObservation = { 
+/**
+ * The event key, or the aggregate key (the cache's key).
+ */
+key: string, count: number, firstTimestamp: Time, name: string, };

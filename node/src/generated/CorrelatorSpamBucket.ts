@@ -6,6 +6,10 @@ import type { Time } from "./Time.js";
  */
 export type CorrelatorSpamBucket = { 
 /**
+ * The spam key (the cache's key).
+ */
+key: string, 
+/**
  * The level, as the shortest decimal text of the double (a JSON number would not
  * survive every JSON parser bit for bit).
  */

@@ -12,15 +12,15 @@ export type EventCorrelatorState = {
 /**
  * EC-02: aggregate key → group.
  */
-aggregates?: Array<{ key: string } & CorrelatorAggregate>, 
+aggregates?: Array<CorrelatorAggregate>, 
 /**
  * EC-03: event key (or aggregate key) → the Event written for it.
  */
-observations?: Array<{ key: string } & CorrelatorObservation>, 
+observations?: Array<CorrelatorObservation>, 
 /**
  * EC-05: spam key → token bucket.
  */
-spam?: Array<{ key: string } & CorrelatorSpamBucket>, 
+spam?: Array<CorrelatorSpamBucket>, 
 /**
  * EC-09: the nanoseconds of the last Event name made.
  */
