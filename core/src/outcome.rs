@@ -53,7 +53,7 @@ impl ApiError {
 /// "reason", "message", "code"?, "causes"?}` or `{"result": "skipped"}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(tag = "result", rename_all = "camelCase", from = "CallResultWire")]
+#[serde(tag = "result", rename_all = "camelCase", from = "ResultWire")]
 pub enum CallResult {
     /// The call succeeded; for a create, `name` is the created pod's name.
     Ok {
@@ -67,22 +67,26 @@ pub enum CallResult {
     Skipped,
 }
 
-#[derive(Deserialize)]
+#[derive(Clone, Copy, Deserialize)]
 #[serde(rename_all = "camelCase")]
-enum ResultKind {
+pub(crate) enum ResultKind {
     Ok,
     Error,
     Skipped,
 }
 
-/// The wire form of [`CallResult`], read as one flat object: an internally tagged enum
-/// would buffer every value first (slower, and a second deserializer in the wasm binary).
+/// The wire form of [`CallResult`] and of the Deployment controller's `ApiResult`, read
+/// as one flat object: an internally tagged enum would buffer every value first (slower,
+/// and a second deserializer in the wasm binary).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct CallResultWire {
-    result: ResultKind,
+pub(crate) struct ResultWire {
+    pub(crate) result: ResultKind,
     #[serde(default)]
     name: Option<String>,
+    /// The object an `ApiResult` carries.
+    #[serde(default)]
+    pub(crate) object: Option<serde_json::Value>,
     #[serde(default)]
     reason: String,
     #[serde(default)]
@@ -93,16 +97,23 @@ struct CallResultWire {
     causes: Vec<String>,
 }
 
-impl From<CallResultWire> for CallResult {
-    fn from(w: CallResultWire) -> Self {
+impl ResultWire {
+    /// The error the wire carries (for `result: "error"`).
+    pub(crate) fn api_error(self) -> ApiError {
+        ApiError {
+            reason: self.reason,
+            message: self.message,
+            code: self.code,
+            causes: self.causes,
+        }
+    }
+}
+
+impl From<ResultWire> for CallResult {
+    fn from(w: ResultWire) -> Self {
         match w.result {
             ResultKind::Ok => CallResult::Ok { name: w.name },
-            ResultKind::Error => CallResult::Error(ApiError {
-                reason: w.reason,
-                message: w.message,
-                code: w.code,
-                causes: w.causes,
-            }),
+            ResultKind::Error => CallResult::Error(w.api_error()),
             ResultKind::Skipped => CallResult::Skipped,
         }
     }

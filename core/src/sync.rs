@@ -37,7 +37,7 @@ use crate::template;
 use crate::time::{Duration, Time};
 
 /// Why a sync does nothing at all: no claims, no creates or deletes, no status write.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "reason", rename_all = "camelCase")]
 pub enum Halt {
@@ -45,6 +45,33 @@ pub enum Halt {
     InvalidSelector { message: String },
     /// S-2: the cache has not seen this owner's own writes yet; retry with backoff.
     StaleCache,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+enum HaltReason {
+    InvalidSelector,
+    StaleCache,
+}
+
+/// The wire form of [`Halt`], read as one flat object (an internally tagged enum would
+/// buffer every value first, and put a second deserializer in the wasm binary).
+#[derive(Deserialize)]
+struct HaltWire {
+    reason: HaltReason,
+    message: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for Halt {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        crate::objects::converted::<_, HaltWire, _, &str>(d, |w| match w.reason {
+            HaltReason::InvalidSelector => w
+                .message
+                .map(|message| Halt::InvalidSelector { message })
+                .ok_or("reason \"invalidSelector\" requires the field `message`"),
+            HaltReason::StaleCache => Ok(Halt::StaleCache),
+        })
+    }
 }
 
 /// Why manage issues no create or delete.
@@ -109,13 +136,76 @@ pub struct DeletePlan {
 }
 
 /// What manageReplicas does (§9).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "action", rename_all = "camelCase")]
 pub enum Manage {
     Nothing { why: Idle },
     Create(CreatePlan),
     Delete(DeletePlan),
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+enum ManageAction {
+    Nothing,
+    Create,
+    Delete,
+}
+
+/// The wire form of [`Manage`]: the fields of every action in one flat object, read
+/// without serde's buffer for internally tagged enums.
+#[derive(Deserialize)]
+struct ManageWire {
+    action: ManageAction,
+    why: Option<Idle>,
+    count: Option<usize>,
+    batches: Option<Vec<usize>>,
+    /// Any JSON value, `null` included (as `CreatePlan::pod` reads it).
+    #[serde(default, deserialize_with = "present")]
+    pod: Option<serde_json::Value>,
+    expectations: Option<ExpectationsChange>,
+    refused: Option<String>,
+    victims: Option<Vec<Victim>>,
+}
+
+/// `Some` of whatever value is there, `null` included; `None` only when absent.
+fn present<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Option<serde_json::Value>, D::Error> {
+    serde_json::Value::deserialize(d).map(Some)
+}
+
+impl TryFrom<ManageWire> for Manage {
+    type Error = String;
+
+    fn try_from(w: ManageWire) -> std::result::Result<Self, String> {
+        fn need<T>(v: Option<T>, action: &str, field: &str) -> std::result::Result<T, String> {
+            v.ok_or_else(|| format!("action {action:?} requires the field `{field}`"))
+        }
+        Ok(match w.action {
+            ManageAction::Nothing => Manage::Nothing {
+                why: need(w.why, "nothing", "why")?,
+            },
+            ManageAction::Create => Manage::Create(CreatePlan {
+                count: need(w.count, "create", "count")?,
+                batches: need(w.batches, "create", "batches")?,
+                pod: need(w.pod, "create", "pod")?,
+                expectations: need(w.expectations, "create", "expectations")?,
+                refused: w.refused,
+            }),
+            ManageAction::Delete => Manage::Delete(DeletePlan {
+                victims: need(w.victims, "delete", "victims")?,
+                expectations: need(w.expectations, "delete", "expectations")?,
+            }),
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for Manage {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        crate::objects::converted::<_, ManageWire, _, String>(d, Manage::try_from)
+    }
 }
 
 /// The decision of one sync, before any call is made: a plain value that owns its data.

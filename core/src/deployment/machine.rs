@@ -18,7 +18,7 @@ use serde_json::Value;
 use crate::config::FeatureGates;
 use crate::error::{Error, Result};
 use crate::model::Pod;
-use crate::outcome::ApiError;
+use crate::outcome::{ApiError, ResultKind, ResultWire};
 use crate::time::{Duration, Time};
 
 use super::model::{Deployment, Rs, Wire};
@@ -245,7 +245,7 @@ impl ApiCall {
 
 /// What the API answered to one [`ApiCall`].
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "result", rename_all = "camelCase")]
 pub enum ApiResult {
     /// Success; `object` is the object the server returned (for a GET it is required;
@@ -263,6 +263,18 @@ pub enum ApiResult {
 impl ApiResult {
     pub fn ok() -> Self {
         ApiResult::Ok { object: None }
+    }
+}
+
+/// Read as one flat object (the wire form [`CallResult`](crate::outcome::CallResult)
+/// shares), not through serde's buffer for internally tagged enums.
+impl<'de> Deserialize<'de> for ApiResult {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        crate::objects::converted::<_, ResultWire, _, &str>(d, |w| match w.result {
+            ResultKind::Ok => Ok(ApiResult::Ok { object: w.object }),
+            ResultKind::Error => Ok(ApiResult::Error(w.api_error())),
+            ResultKind::Skipped => Err("an API result is \"ok\" or \"error\", not \"skipped\""),
+        })
     }
 }
 
@@ -309,7 +321,7 @@ impl SyncError {
 
 /// The progress check's own requeue (D-78), apart from the error requeue.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum ProgressRequeue {
     None,
@@ -319,6 +331,34 @@ pub enum ProgressRequeue {
     },
     /// `queue.AddRateLimited(key)`: the deadline is (about to be) exceeded.
     RateLimited,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+enum ProgressRequeueKind {
+    None,
+    After,
+    RateLimited,
+}
+
+/// The wire form of [`ProgressRequeue`], read as one flat object.
+#[derive(Deserialize)]
+struct ProgressRequeueWire {
+    kind: ProgressRequeueKind,
+    after: Option<Duration>,
+}
+
+impl<'de> Deserialize<'de> for ProgressRequeue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        crate::objects::converted::<_, ProgressRequeueWire, _, &str>(d, |w| match w.kind {
+            ProgressRequeueKind::None => Ok(ProgressRequeue::None),
+            ProgressRequeueKind::After => w
+                .after
+                .map(|after| ProgressRequeue::After { after })
+                .ok_or("kind \"after\" requires the field `after`"),
+            ProgressRequeueKind::RateLimited => Ok(ProgressRequeue::RateLimited),
+        })
+    }
 }
 
 /// What the sync amounted to.

@@ -41,3 +41,4 @@ mod rules_status;
 mod rules_sync;
 mod rules_time_config;
 mod store;
+mod wire_forms;
