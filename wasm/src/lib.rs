@@ -1,8 +1,9 @@
 //! The WebAssembly binding of replicore: conversion and error mapping only.
 //!
 //! Every function takes its object arguments as JSON text (see `convert`) and returns
-//! plain objects, except the large results (`plan`, `Store.planFor`, `rankPods`), which
-//! come back as JSON text for the wrapper to parse (`convert::to_json_text`). Every failure becomes a JS `Error` with `code` and `path` properties;
+//! plain objects (JSON text parsed by `JSON.parse`), except the large results (`plan`,
+//! `Store.planFor`, `rankPods`), which come back as JSON text for the wrapper to parse
+//! (`convert::to_json_text`). Every failure becomes a JS `Error` with `code` and `path` properties;
 //! no input can trap the module, so an instance stays usable after any error. The typed
 //! API users call is the package's TypeScript wrapper (`node/src/api.ts`).
 
