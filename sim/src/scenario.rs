@@ -12,12 +12,37 @@ use super::clock::{check_ms, Ms};
 use super::rng::Rng;
 
 /// A delay in virtual milliseconds: exact, or uniform in `[min, max]`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(untagged)]
 pub enum DelayMs {
     Exact(Ms),
     Range([Ms; 2]),
+}
+
+/// A number or a pair, read by a visitor of its own (serde's `untagged` buffers the
+/// value and tries each variant).
+impl<'de> Deserialize<'de> for DelayMs {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct DelayVisitor;
+        impl<'de> serde::de::Visitor<'de> for DelayVisitor {
+            type Value = DelayMs;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("milliseconds, or a [min, max] pair of them")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<DelayMs, E> {
+                Ok(DelayMs::Exact(v))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> std::result::Result<DelayMs, A::Error> {
+                <[Ms; 2]>::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))
+                    .map(DelayMs::Range)
+            }
+        }
+        d.deserialize_any(DelayVisitor)
+    }
 }
 
 impl DelayMs {
@@ -404,7 +429,7 @@ pub struct ConfigPatch {
 }
 
 /// One change to a running simulation.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "op", rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum Edit {
@@ -568,7 +593,7 @@ impl Edit {
 }
 
 /// An edit at a virtual time.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct TimedEdit {
     /// Virtual ms since the start.
@@ -577,17 +602,174 @@ pub struct TimedEdit {
     pub edit: Edit,
 }
 
+#[derive(Clone, Copy, Deserialize)]
+#[serde(rename_all = "camelCase")]
+enum EditOp {
+    SetReplicas,
+    SetQuota,
+    SetFeatureGates,
+    SetConfig,
+    SetFaults,
+    SetDelays,
+    EditPod,
+    AddNode,
+    RemoveNode,
+    KillPod,
+    SetImage,
+    FailTemplate,
+    ScaleDeployment,
+    PauseDeployment,
+    ResumeDeployment,
+    UndoDeployment,
+}
+
+/// The wire form of an [`Edit`] (and of a [`TimedEdit`], with `at`): the fields of every
+/// op in one flat object, read without serde's buffers for internally tagged enums and
+/// `flatten`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct EditWire {
+    op: EditOp,
+    at: Option<Ms>,
+    replicas: Option<i32>,
+    owner: Option<String>,
+    quota: Option<u32>,
+    feature_gates: Option<GatesPatch>,
+    config: Option<ConfigPatch>,
+    faults: Option<Faults>,
+    delays: Option<Delays>,
+    pod: Option<String>,
+    namespace: Option<String>,
+    phase: Option<String>,
+    ready: Option<bool>,
+    restarts: Option<i32>,
+    /// Absent: unchanged; `null`: annotation removed.
+    #[serde(default, deserialize_with = "present")]
+    deletion_cost: Option<Option<i32>>,
+    node: Option<String>,
+    image: Option<String>,
+    fail: Option<TemplateFailure>,
+    failure: Option<TemplateFailure>,
+    revision: Option<i64>,
+}
+
+impl<'de> Deserialize<'de> for Edit {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        replicore::objects::converted::<_, EditWire, _, String>(d, Edit::try_from)
+    }
+}
+
+impl<'de> Deserialize<'de> for TimedEdit {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        replicore::objects::converted::<_, EditWire, _, String>(d, |mut w| {
+            let at = w.at.take().ok_or("missing field `at`")?;
+            Ok(TimedEdit {
+                at,
+                edit: Edit::try_from(w)?,
+            })
+        })
+    }
+}
+
+impl TryFrom<EditWire> for Edit {
+    type Error = String;
+
+    fn try_from(w: EditWire) -> std::result::Result<Self, String> {
+        fn need<T>(v: Option<T>, field: &str) -> std::result::Result<T, String> {
+            v.ok_or_else(|| format!("this op requires the field `{field}`"))
+        }
+        Ok(match w.op {
+            EditOp::SetReplicas => Edit::SetReplicas {
+                replicas: need(w.replicas, "replicas")?,
+                owner: w.owner,
+            },
+            EditOp::SetQuota => Edit::SetQuota { quota: w.quota },
+            EditOp::SetFeatureGates => Edit::SetFeatureGates {
+                feature_gates: need(w.feature_gates, "featureGates")?,
+            },
+            EditOp::SetConfig => Edit::SetConfig {
+                config: need(w.config, "config")?,
+            },
+            EditOp::SetFaults => Edit::SetFaults {
+                faults: need(w.faults, "faults")?,
+            },
+            EditOp::SetDelays => Edit::SetDelays {
+                delays: need(w.delays, "delays")?,
+            },
+            EditOp::EditPod => Edit::EditPod {
+                pod: need(w.pod, "pod")?,
+                namespace: w.namespace,
+                phase: w.phase,
+                ready: w.ready,
+                restarts: w.restarts,
+                deletion_cost: w.deletion_cost,
+            },
+            EditOp::AddNode => Edit::AddNode {
+                node: need(w.node, "node")?,
+            },
+            EditOp::RemoveNode => Edit::RemoveNode {
+                node: need(w.node, "node")?,
+            },
+            EditOp::KillPod => Edit::KillPod {
+                pod: need(w.pod, "pod")?,
+                namespace: w.namespace,
+            },
+            EditOp::SetImage => Edit::SetImage {
+                image: need(w.image, "image")?,
+                fail: w.fail,
+            },
+            EditOp::FailTemplate => Edit::FailTemplate {
+                failure: w.failure.unwrap_or_default(),
+            },
+            EditOp::ScaleDeployment => Edit::ScaleDeployment {
+                replicas: need(w.replicas, "replicas")?,
+            },
+            EditOp::PauseDeployment => Edit::PauseDeployment,
+            EditOp::ResumeDeployment => Edit::ResumeDeployment,
+            EditOp::UndoDeployment => Edit::UndoDeployment {
+                revision: w.revision,
+            },
+        })
+    }
+}
+
 /// The most nodes a scenario may count (each is a name in memory; a count near `u32::MAX`
 /// would exhaust it).
 pub const MAX_NODES: u32 = 10_000;
 
 /// Node names: a list, or a count of `node-1` ….
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(untagged)]
 pub enum Nodes {
     Count(u32),
     Names(Vec<String>),
+}
+
+/// A count or a list of names, read by a visitor of its own (see [`DelayMs`]).
+impl<'de> Deserialize<'de> for Nodes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct NodesVisitor;
+        impl<'de> serde::de::Visitor<'de> for NodesVisitor {
+            type Value = Nodes;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a node count, or a list of node names")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<Nodes, E> {
+                u32::try_from(v)
+                    .map(Nodes::Count)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> std::result::Result<Nodes, A::Error> {
+                Vec::<String>::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))
+                    .map(Nodes::Names)
+            }
+        }
+        d.deserialize_any(NodesVisitor)
+    }
 }
 
 impl Nodes {

@@ -144,6 +144,71 @@ fn scenario_round_trips_through_json() {
     );
 }
 
+/// Edits, delays and node lists are read by readers of their own (no serde buffer for
+/// internally tagged or untagged enums): each edit reads back with `op` first (as
+/// written) and last (as a host may write it), and refusals name what is missing.
+#[test]
+fn edits_delays_and_nodes_read_without_buffering() {
+    let text = r#"{"seed": 3, "deployment": {"replicas": 2}, "nodes": 2, "delays": {"watch": [1, 9], "ready": 4},
+        "edits": [
+          {"at": 1, "op": "setReplicas", "replicas": 2, "owner": "web"}, {"at": 2, "op": "setQuota", "quota": 3},
+          {"at": 3, "op": "setQuota"}, {"at": 4, "op": "setFeatureGates", "featureGates": {"PodDeletionCost": false}},
+          {"at": 5, "op": "setConfig", "config": {"burstReplicas": 2}}, {"at": 6, "op": "setFaults", "faults": {"createFailure": 0.5}},
+          {"at": 7, "op": "setDelays", "delays": {"ready": [1, 2]}},
+          {"at": 8, "op": "editPod", "pod": "p", "namespace": "default", "phase": "Running", "ready": true, "restarts": 2, "deletionCost": 5},
+          {"at": 9, "op": "addNode", "node": "n"}, {"at": 10, "op": "removeNode", "node": "n"},
+          {"at": 11, "op": "killPod", "pod": "p"}, {"at": 12, "op": "setImage", "image": "web:2", "fail": "crashLoop"},
+          {"at": 13, "op": "failTemplate"}, {"at": 14, "op": "scaleDeployment", "replicas": 4},
+          {"at": 15, "op": "pauseDeployment"}, {"at": 16, "op": "resumeDeployment"}, {"at": 17, "op": "undoDeployment", "revision": 1}]}"#;
+    let s = Scenario::from_json(text.as_bytes()).unwrap();
+    assert_eq!(s.edits.len(), 17);
+    for timed in &s.edits {
+        let mut v = serde_json::to_value(timed).unwrap();
+        let back: replicore_sim::scenario::TimedEdit = serde_json::from_value(v.clone()).unwrap();
+        assert_eq!(&back, timed);
+        // The same object with `op` written last.
+        let op = v.as_object_mut().unwrap().remove("op").unwrap();
+        let rest = serde_json::to_string(&v).unwrap();
+        let last = format!("{},\"op\":{op}}}", rest.strip_suffix('}').unwrap());
+        let back: replicore_sim::scenario::TimedEdit = serde_json::from_str(&last).unwrap();
+        assert_eq!(&back, timed, "{last}");
+        let edit: Edit = serde_json::from_str(&last).unwrap();
+        assert_eq!(edit, timed.edit);
+    }
+    let back: Scenario = serde_json::from_value(serde_json::to_value(&s).unwrap()).unwrap();
+    assert_eq!(back, s);
+
+    let err = |text: &str| {
+        Simulator::from_json(text.as_bytes())
+            .map(|_| ())
+            .unwrap_err()
+    };
+    let e = err(r#"{"seed": 1, "edits": [{"at": 5, "op": "setReplicas"}]}"#);
+    assert_eq!(e.path(), "edits[0]", "{e}");
+    assert!(
+        e.to_string().contains("requires the field `replicas`"),
+        "{e}"
+    );
+    let e = err(r#"{"seed": 1, "edits": [{"op": "pauseDeployment"}]}"#);
+    assert_eq!(e.code(), "MISSING", "{e}");
+    assert!(
+        e.path().starts_with("edits") && e.path().ends_with(".at"),
+        "{e}"
+    );
+    let e = err(r#"{"seed": 1, "edits": [{"at": 1, "op": "dance"}]}"#);
+    assert!(e.to_string().contains("unknown variant `dance`"), "{e}");
+    let e = err(r#"{"seed": 1, "edits": [{"at": 1, "op": "setReplicas", "replicas": "two"}]}"#);
+    assert_eq!(e.path(), "edits[0].replicas", "{e}");
+    for bad in [r#""x""#, "[1]", "1.5", "-1"] {
+        let e = err(&format!(r#"{{"seed": 1, "delays": {{"watch": {bad}}}}}"#));
+        assert_eq!(e.path(), "delays.watch", "{bad}: {e}");
+    }
+    for bad in ["-1", "4294967296", "true", r#"[1]"#] {
+        let e = err(&format!(r#"{{"seed": 1, "nodes": {bad}}}"#));
+        assert!(e.path().starts_with("nodes"), "{bad}: {e}");
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Kubelet model, watch, queue, controller
 
