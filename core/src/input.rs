@@ -120,7 +120,7 @@ fn not_utf8(bytes: &[u8], e: &std::str::Utf8Error) -> Error {
         .rposition(|&b| b == b'\n')
         .map_or(0, |i| i + 1);
     Error::Syntax {
-        path: or_root(jsonpath::path_at(bytes, at, false)),
+        path: or_root(jsonpath::path_at(bytes, at)),
         message: format!(
             "invalid UTF-8 at line {line} column {}",
             at - line_start + 1
@@ -166,7 +166,7 @@ fn path_error(bytes: &[u8], inner: &serde_json::Error) -> Error {
         .and_then(|rest| rest.strip_suffix('`'))
         .map(str::to_owned);
     let path = jsonpath::offset_of(bytes, inner.line(), inner.column())
-        .map(|at| jsonpath::path_at(bytes, at, missing.is_some()))
+        .map(|at| jsonpath::path_at(bytes, at))
         .unwrap_or_default();
     // "missing field `now`": the path is the enclosing object's; name the field itself.
     if let Some(field) = missing {

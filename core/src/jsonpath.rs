@@ -2,7 +2,8 @@
 //! at a byte offset.
 //!
 //! serde_json reports the line and column where it detected an error: right after the
-//! offending value (a wrong type, a bad timestamp), at a closing brace (a missing field),
+//! offending value (a wrong type, a bad timestamp), right after the closing brace of an
+//! object (a missing field: the object ends there, like any value),
 //! at an opening bracket it refused (an array where an object belongs), or at the first
 //! byte it could not read (a syntax error). Rather than tracking the path during every
 //! parse (which doubles both the parsing time and every deserializer's code in the wasm
@@ -111,19 +112,15 @@ fn string_end(bytes: &[u8], i: usize) -> usize {
 }
 
 /// The path of the value an error at byte `offset` is about: the value that ends exactly
-/// there, else the member or element being read there. `""` is the document itself.
-/// `closing`: the error is about the container closed by the bracket at `offset` (a
-/// missing field is detected at the closing brace of its object).
+/// there, else the member or element being read there. `""` is the document itself. (An
+/// object missing a field ends where serde_json reports it, whatever follows: a comma, or
+/// the bracket closing its parent, which is not scanned.)
 ///
 /// One pass over the text up to `offset`, keeping only the open containers (a key as its
 /// offset), and one rendering of the path at the end: time linear in `offset`.
-pub(crate) fn path_at(bytes: &[u8], offset: usize, closing: bool) -> String {
+pub(crate) fn path_at(bytes: &[u8], offset: usize) -> String {
     let mut stack = Stack::default();
-    let target = if closing && matches!(bytes.get(offset), Some(b'}' | b']')) {
-        offset + 1
-    } else {
-        offset
-    };
+    let target = offset;
     // Where the value completed last ended. The scan stops at `target`, so when that
     // value ends there, `stack` still holds the path of its slot.
     let mut last_end: Option<usize> = None;
@@ -292,7 +289,7 @@ mod tests {
 
     fn at(text: &str, marker: &str) -> String {
         let offset = text.find(marker).map_or(text.len(), |i| i + marker.len());
-        path_at(text.as_bytes(), offset, false)
+        path_at(text.as_bytes(), offset)
     }
 
     #[test]
@@ -305,20 +302,27 @@ mod tests {
     }
 
     #[test]
-    fn a_closing_brace_is_the_object_it_closes() {
-        let t = r#"{"owner": {"spec": {}}, "x": 1}"#;
-        let brace = t.find("}}").unwrap_or(0);
-        assert_eq!(path_at(t.as_bytes(), brace, true), "owner.spec");
-        assert_eq!(path_at(t.as_bytes(), t.len() - 1, true), "");
+    fn an_object_ends_where_its_closing_brace_ends() {
+        // serde_json reports a missing field right after the object's closing brace; what
+        // comes next (a comma, the parent's closing brace or bracket) is not the object.
+        let t = r#"{"owner": {"spec": {}}, "items": [{"a": 1}, {}], "x": {}}"#;
+        let after = |needle: &str| t.find(needle).map_or(0, |i| i + needle.len());
+        assert_eq!(path_at(t.as_bytes(), after(r#""spec": {}"#)), "owner.spec");
+        assert_eq!(path_at(t.as_bytes(), after(r#""spec": {}}"#)), "owner");
+        assert_eq!(path_at(t.as_bytes(), after(r#"{"a": 1}"#)), "items[0]");
+        assert_eq!(path_at(t.as_bytes(), after(r#", {}"#)), "items[1]");
+        assert_eq!(path_at(t.as_bytes(), after(r#""x": {}"#)), "x");
+        assert_eq!(path_at(t.as_bytes(), t.len()), "");
         // A wrong value right before a closing brace is the value, not the object.
-        assert_eq!(path_at(t.as_bytes(), t.len() - 1, false), "x");
+        let t = r#"{"owner": {"spec": {}}, "x": 1}"#;
+        assert_eq!(path_at(t.as_bytes(), t.len() - 1), "x");
     }
 
     #[test]
     fn a_refused_opening_bracket_is_the_member_it_starts() {
         let t = r#"{"owner": {"metadata": []}}"#;
         let bracket = t.find('[').unwrap_or(0);
-        assert_eq!(path_at(t.as_bytes(), bracket, false), "owner.metadata");
+        assert_eq!(path_at(t.as_bytes(), bracket), "owner.metadata");
     }
 
     #[test]
@@ -326,7 +330,7 @@ mod tests {
         assert_eq!(at(r#"{"a": {"b": tru"#, "tru"), "a.b");
         assert_eq!(at(r#"{"a": {"#, "{\"a\": {"), "a");
         assert_eq!(at(r#"{"a\"b": 1}"#, "1"), "a\"b");
-        assert_eq!(path_at(b"", 0, false), "");
+        assert_eq!(path_at(b"", 0), "");
         assert_eq!(offset_of(b"ab\ncd", 2, 1), Some(4));
         assert_eq!(offset_of(b"ab", 0, 0), None);
     }

@@ -20,29 +20,53 @@ pub enum DelayMs {
     Range([Ms; 2]),
 }
 
-/// A number or a pair, read by a visitor of its own (serde's `untagged` buffers the
-/// value and tries each variant).
+/// A number or a pair (see [`number_or_array`]).
 impl<'de> Deserialize<'de> for DelayMs {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        struct DelayVisitor;
-        impl<'de> serde::de::Visitor<'de> for DelayVisitor {
-            type Value = DelayMs;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("milliseconds, or a [min, max] pair of them")
-            }
-            fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<DelayMs, E> {
-                Ok(DelayMs::Exact(v))
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                seq: A,
-            ) -> std::result::Result<DelayMs, A::Error> {
-                <[Ms; 2]>::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))
-                    .map(DelayMs::Range)
-            }
-        }
-        d.deserialize_any(DelayVisitor)
+        number_or_array(
+            d,
+            "milliseconds, or a [min, max] pair of them",
+            |ms| Some(DelayMs::Exact(ms)),
+            DelayMs::Range,
+        )
     }
+}
+
+/// A value written as a JSON number (`number`, `None` when out of range) or as an array
+/// (`array`, of what `A` reads), read by a visitor of its own: serde's `untagged` would
+/// buffer the value and try each variant.
+fn number_or_array<'de, D: Deserializer<'de>, A: Deserialize<'de>, T>(
+    d: D,
+    expecting: &'static str,
+    number: fn(u64) -> Option<T>,
+    array: fn(A) -> T,
+) -> std::result::Result<T, D::Error> {
+    struct NumberOrArray<A, T> {
+        expecting: &'static str,
+        number: fn(u64) -> Option<T>,
+        array: fn(A) -> T,
+    }
+    impl<'de, A: Deserialize<'de>, T> serde::de::Visitor<'de> for NumberOrArray<A, T> {
+        type Value = T;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(self.expecting)
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<T, E> {
+            (self.number)(v)
+                .ok_or_else(|| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+        }
+        fn visit_seq<S: serde::de::SeqAccess<'de>>(
+            self,
+            seq: S,
+        ) -> std::result::Result<T, S::Error> {
+            A::deserialize(serde::de::value::SeqAccessDeserializer::new(seq)).map(self.array)
+        }
+    }
+    d.deserialize_any(NumberOrArray {
+        expecting,
+        number,
+        array,
+    })
 }
 
 impl DelayMs {
@@ -746,29 +770,15 @@ pub enum Nodes {
     Names(Vec<String>),
 }
 
-/// A count or a list of names, read by a visitor of its own (see [`DelayMs`]).
+/// A count or a list of names (see [`number_or_array`]).
 impl<'de> Deserialize<'de> for Nodes {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        struct NodesVisitor;
-        impl<'de> serde::de::Visitor<'de> for NodesVisitor {
-            type Value = Nodes;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a node count, or a list of node names")
-            }
-            fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<Nodes, E> {
-                u32::try_from(v)
-                    .map(Nodes::Count)
-                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                seq: A,
-            ) -> std::result::Result<Nodes, A::Error> {
-                Vec::<String>::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))
-                    .map(Nodes::Names)
-            }
-        }
-        d.deserialize_any(NodesVisitor)
+        number_or_array(
+            d,
+            "a node count, or a list of node names",
+            |n| u32::try_from(n).ok().map(Nodes::Count),
+            Nodes::Names,
+        )
     }
 }
 

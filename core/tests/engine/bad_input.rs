@@ -632,3 +632,28 @@ impl DeserializeJson for SyncOutcome {
         replicore::input::from_json(bytes)
     }
 }
+
+/// A required field missing from the last item of a list, or from an object that is the
+/// last member of its parent, is named with the item's index and the object's path: the
+/// bracket closing the parent is not the object.
+#[test]
+fn a_missing_field_in_the_last_item_keeps_its_path() {
+    use replicore::input::from_json_any;
+    use replicore::ExpectationsChange;
+    let missing = |text: &str| {
+        let e = from_json_any::<Vec<ExpectationsChange>>(text.as_bytes()).expect_err("refused");
+        (e.code().to_owned(), e.path().to_owned())
+    };
+    let at = |path: &str| ("MISSING".to_owned(), path.to_owned());
+    assert_eq!(missing(r#"[{"count": 1}]"#), at("[0].op"));
+    assert_eq!(missing(r#"[{"op": "delete"}, {"count": 1}]"#), at("[1].op"));
+    assert_eq!(missing(r#"[{"count": 1}, {"op": "delete"}]"#), at("[0].op"));
+    #[derive(serde::Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Holder {
+        changes: Vec<ExpectationsChange>,
+    }
+    let e = replicore::input::from_json::<Holder>(br#"{"changes": [{"op": "delete"}, {}]}"#)
+        .expect_err("refused");
+    assert_eq!((e.code(), e.path()), ("MISSING", "changes[1].op"));
+}
