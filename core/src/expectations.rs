@@ -189,8 +189,8 @@ impl TryFrom<ChangeWire> for ExpectationsChange {
     type Error = String;
 
     fn try_from(w: ChangeWire) -> Result<Self, String> {
-        fn need<T>(v: Option<T>, field: &str) -> Result<T, String> {
-            v.ok_or_else(|| format!("this op requires the field `{field}`"))
+        fn need<T>(v: Option<T>, field: &str) -> std::result::Result<T, String> {
+            crate::objects::required(v, "this op", field)
         }
         Ok(match w.op {
             Op::ExpectCreations => ExpectationsChange::ExpectCreations {

@@ -121,3 +121,19 @@ where
     }
     d.deserialize_map(Converting(convert))
 }
+
+/// `#[serde(default, deserialize_with = "objects::present")]`: a field that is `Some`
+/// whenever it is there, `null` included (read as `T` reads `null`); `None` only when
+/// absent. (For `T = Option<U>`: absent, `null` and a value are three cases.)
+pub fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
+/// A variant's field read from a flat wire object (the tagged values read without
+/// serde's buffer, see [`converted`]): `what` is the variant (`this op`,
+/// `action "create"`), refused as "{what} requires the field `{field}`".
+pub fn required<T>(value: Option<T>, what: &str, field: &str) -> Result<T, String> {
+    value.ok_or_else(|| format!("{what} requires the field `{field}`"))
+}

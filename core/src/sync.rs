@@ -64,11 +64,14 @@ struct HaltWire {
 
 impl<'de> Deserialize<'de> for Halt {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        crate::objects::converted::<_, HaltWire, _, &str>(d, |w| match w.reason {
-            HaltReason::InvalidSelector => w
-                .message
-                .map(|message| Halt::InvalidSelector { message })
-                .ok_or("reason \"invalidSelector\" requires the field `message`"),
+        crate::objects::converted::<_, HaltWire, _, String>(d, |w| match w.reason {
+            HaltReason::InvalidSelector => Ok(Halt::InvalidSelector {
+                message: crate::objects::required(
+                    w.message,
+                    r#"reason "invalidSelector""#,
+                    "message",
+                )?,
+            }),
             HaltReason::StaleCache => Ok(Halt::StaleCache),
         })
     }
@@ -162,41 +165,32 @@ struct ManageWire {
     count: Option<usize>,
     batches: Option<Vec<usize>>,
     /// Any JSON value, `null` included (as `CreatePlan::pod` reads it).
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "crate::objects::present")]
     pod: Option<serde_json::Value>,
     expectations: Option<ExpectationsChange>,
     refused: Option<String>,
     victims: Option<Vec<Victim>>,
 }
 
-/// `Some` of whatever value is there, `null` included; `None` only when absent.
-fn present<'de, D: serde::Deserializer<'de>>(
-    d: D,
-) -> std::result::Result<Option<serde_json::Value>, D::Error> {
-    serde_json::Value::deserialize(d).map(Some)
-}
-
 impl TryFrom<ManageWire> for Manage {
     type Error = String;
 
     fn try_from(w: ManageWire) -> std::result::Result<Self, String> {
-        fn need<T>(v: Option<T>, action: &str, field: &str) -> std::result::Result<T, String> {
-            v.ok_or_else(|| format!("action {action:?} requires the field `{field}`"))
-        }
+        use crate::objects::required;
         Ok(match w.action {
             ManageAction::Nothing => Manage::Nothing {
-                why: need(w.why, "nothing", "why")?,
+                why: required(w.why, r#"action "nothing""#, "why")?,
             },
             ManageAction::Create => Manage::Create(CreatePlan {
-                count: need(w.count, "create", "count")?,
-                batches: need(w.batches, "create", "batches")?,
-                pod: need(w.pod, "create", "pod")?,
-                expectations: need(w.expectations, "create", "expectations")?,
+                count: required(w.count, r#"action "create""#, "count")?,
+                batches: required(w.batches, r#"action "create""#, "batches")?,
+                pod: required(w.pod, r#"action "create""#, "pod")?,
+                expectations: required(w.expectations, r#"action "create""#, "expectations")?,
                 refused: w.refused,
             }),
             ManageAction::Delete => Manage::Delete(DeletePlan {
-                victims: need(w.victims, "delete", "victims")?,
-                expectations: need(w.expectations, "delete", "expectations")?,
+                victims: required(w.victims, r#"action "delete""#, "victims")?,
+                expectations: required(w.expectations, r#"action "delete""#, "expectations")?,
             }),
         })
     }

@@ -489,11 +489,7 @@ pub enum Edit {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         restarts: Option<i32>,
         /// Absent: unchanged; `null`: annotation removed.
-        #[serde(
-            default,
-            deserialize_with = "present",
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         deletion_cost: Option<Option<i32>>,
     },
     AddNode {
@@ -548,13 +544,6 @@ pub enum TemplateFailure {
     NeverReady,
     /// Restarting over and over, never Ready.
     CrashLoop,
-}
-
-/// A present field (even `null`) is `Some`.
-fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
-    d: D,
-) -> std::result::Result<Option<Option<T>>, D::Error> {
-    Option::<T>::deserialize(d).map(Some)
 }
 
 pub const POD_PHASES: [&str; 5] = ["Pending", "Running", "Succeeded", "Failed", "Unknown"];
@@ -668,7 +657,7 @@ struct EditWire {
     ready: Option<bool>,
     restarts: Option<i32>,
     /// Absent: unchanged; `null`: annotation removed.
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "replicore::objects::present")]
     deletion_cost: Option<Option<i32>>,
     node: Option<String>,
     image: Option<String>,
@@ -700,7 +689,7 @@ impl TryFrom<EditWire> for Edit {
 
     fn try_from(w: EditWire) -> std::result::Result<Self, String> {
         fn need<T>(v: Option<T>, field: &str) -> std::result::Result<T, String> {
-            v.ok_or_else(|| format!("this op requires the field `{field}`"))
+            replicore::objects::required(v, "this op", field)
         }
         Ok(match w.op {
             EditOp::SetReplicas => Edit::SetReplicas {

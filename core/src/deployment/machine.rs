@@ -350,12 +350,11 @@ struct ProgressRequeueWire {
 
 impl<'de> Deserialize<'de> for ProgressRequeue {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        crate::objects::converted::<_, ProgressRequeueWire, _, &str>(d, |w| match w.kind {
+        crate::objects::converted::<_, ProgressRequeueWire, _, String>(d, |w| match w.kind {
             ProgressRequeueKind::None => Ok(ProgressRequeue::None),
-            ProgressRequeueKind::After => w
-                .after
-                .map(|after| ProgressRequeue::After { after })
-                .ok_or("kind \"after\" requires the field `after`"),
+            ProgressRequeueKind::After => Ok(ProgressRequeue::After {
+                after: crate::objects::required(w.after, r#"kind "after""#, "after")?,
+            }),
             ProgressRequeueKind::RateLimited => Ok(ProgressRequeue::RateLimited),
         })
     }
