@@ -65,6 +65,7 @@ pub mod facts;
 #[cfg(feature = "k8s-openapi")]
 pub mod from_k8s;
 mod fxhash;
+pub mod hpa;
 pub mod input;
 mod jsonpath;
 pub mod model;
@@ -73,6 +74,7 @@ pub mod outcome;
 pub mod owner;
 pub mod pod_fields;
 pub mod pods;
+pub mod quantity;
 pub mod quota;
 pub mod rank;
 #[cfg(feature = "explain")]

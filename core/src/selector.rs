@@ -18,6 +18,10 @@ enum Op {
     NotIn,
     Exists,
     DoesNotExist,
+    /// `key>N` (string selectors only): the label's value as an int64 is greater.
+    GreaterThan,
+    /// `key<N` (string selectors only).
+    LessThan,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -104,6 +108,9 @@ impl Selector {
                     .clone()
                     .find(|(k, _)| same_bytes(k, key))
                     .map(|(_, v)| v);
+                if matches!(r.op, Op::GreaterThan | Op::LessThan) {
+                    return r.compares(value);
+                }
                 r.holds(value.map(|v| r.values.iter().any(|x| same_bytes(x.as_bytes(), v))))
             }),
         }
@@ -122,7 +129,26 @@ impl Selector {
 impl Requirement {
     fn matches(&self, labels: Option<&StringMap>) -> bool {
         let value = labels.and_then(|l| l.get(&self.key));
+        if matches!(self.op, Op::GreaterThan | Op::LessThan) {
+            return self.compares(value.map(String::as_bytes));
+        }
         self.holds(value.map(|v| self.values.contains(v)))
+    }
+
+    /// `Gt`/`Lt`: the label is present, both sides read as int64, and compare so.
+    fn compares(&self, value: Option<&[u8]>) -> bool {
+        let int = |b: &[u8]| std::str::from_utf8(b).ok()?.parse::<i64>().ok();
+        let (Some(have), Some(want)) = (
+            value.and_then(int),
+            self.values.first().and_then(|v| int(v.as_bytes())),
+        ) else {
+            return false;
+        };
+        if self.op == Op::GreaterThan {
+            have > want
+        } else {
+            have < want
+        }
     }
 
     /// Given whether the key is present and, if so, whether its value is among the
@@ -133,6 +159,7 @@ impl Requirement {
             Op::NotIn => value_listed != Some(true),
             Op::Exists => value_listed.is_some(),
             Op::DoesNotExist => value_listed.is_none(),
+            Op::GreaterThan | Op::LessThan => false,
         }
     }
 }
@@ -269,8 +296,353 @@ impl fmt::Display for Selector {
                 Op::NotIn => format!("{} notin ({})", r.key, r.values.join(",")),
                 Op::Exists => r.key.clone(),
                 Op::DoesNotExist => format!("!{}", r.key),
+                Op::GreaterThan => format!("{}>{}", r.key, r.values.join(",")),
+                Op::LessThan => format!("{}<{}", r.key, r.values.join(",")),
             })
             .collect();
         f.write_str(&parts.join(","))
+    }
+}
+
+/// Why a selector string does not parse (upstream `labels.Parse`), in upstream's words.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct SelectorParseError(pub String);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Token {
+    Error,
+    End,
+    ClosedPar,
+    Comma,
+    DoesNotExist,
+    DoubleEquals,
+    Equals,
+    GreaterThan,
+    Identifier,
+    In,
+    LessThan,
+    NotEquals,
+    NotIn,
+    OpenPar,
+}
+
+fn symbol(text: &str) -> Option<Token> {
+    Some(match text {
+        ")" => Token::ClosedPar,
+        "," => Token::Comma,
+        "!" => Token::DoesNotExist,
+        "==" => Token::DoubleEquals,
+        "=" => Token::Equals,
+        ">" => Token::GreaterThan,
+        "in" => Token::In,
+        "<" => Token::LessThan,
+        "!=" => Token::NotEquals,
+        "notin" => Token::NotIn,
+        "(" => Token::OpenPar,
+        _ => return None,
+    })
+}
+
+fn is_special(b: u8) -> bool {
+    matches!(b, b'=' | b'!' | b'(' | b')' | b',' | b'>' | b'<')
+}
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+/// upstream's label-selector lexer: every token with its text, then the end.
+fn lex(s: &str) -> Vec<(Token, String)> {
+    let b = s.as_bytes();
+    let mut pos = 0;
+    let mut out = Vec::new();
+    loop {
+        while b.get(pos).is_some_and(|&c| is_space(c)) {
+            pos += 1;
+        }
+        let Some(&c) = b.get(pos) else {
+            out.push((Token::End, String::new()));
+            return out;
+        };
+        let start = pos;
+        if is_special(c) {
+            // The longest run of symbols that is still a token.
+            let mut last: Option<(Token, usize)> = None;
+            while let Some(&d) = b.get(pos) {
+                if !is_special(d) {
+                    break;
+                }
+                pos += 1;
+                match symbol(s.get(start..pos).unwrap_or("")) {
+                    Some(t) => last = Some((t, pos)),
+                    None if last.is_some() => {
+                        pos -= 1;
+                        break;
+                    }
+                    None => {}
+                }
+            }
+            match last {
+                Some((t, end)) => {
+                    pos = end;
+                    out.push((t, s.get(start..end).unwrap_or("").to_owned()));
+                }
+                None => out.push((
+                    Token::Error,
+                    format!(
+                        "error expected: keyword found '{}'",
+                        s.get(start..pos).unwrap_or("")
+                    ),
+                )),
+            }
+        } else {
+            while b.get(pos).is_some_and(|&d| !is_special(d) && !is_space(d)) {
+                pos += 1;
+            }
+            let text = s.get(start..pos).unwrap_or("").to_owned();
+            let tok = match symbol(&text) {
+                Some(t) => t,
+                None => Token::Identifier,
+            };
+            out.push((tok, text));
+        }
+    }
+}
+
+struct Parser {
+    items: Vec<(Token, String)>,
+    at: usize,
+}
+
+impl Parser {
+    /// The token at the cursor; in a value context `in`/`notin` are identifiers.
+    fn peek(&self, values: bool) -> (Token, String) {
+        let (t, l) = self
+            .items
+            .get(self.at)
+            .cloned()
+            .unwrap_or((Token::End, String::new()));
+        (Self::as_value(t, values), l)
+    }
+
+    fn next(&mut self, values: bool) -> (Token, String) {
+        let item = self.peek(values);
+        self.at += 1;
+        item
+    }
+
+    fn as_value(t: Token, values: bool) -> Token {
+        if values && matches!(t, Token::In | Token::NotIn) {
+            Token::Identifier
+        } else {
+            t
+        }
+    }
+
+    fn requirement(&mut self) -> Result<Requirement, String> {
+        let (mut tok, mut key) = self.next(true);
+        let mut op = None;
+        if tok == Token::DoesNotExist {
+            op = Some(Op::DoesNotExist);
+            (tok, key) = self.next(true);
+        }
+        if tok != Token::Identifier {
+            return Err(format!("found '{key}', expected: identifier"));
+        }
+        validate_key(&key).map_err(|e| e.0)?;
+        let (after, _) = self.peek(true);
+        if matches!(after, Token::End | Token::Comma) {
+            let op = op.unwrap_or(Op::Exists);
+            return requirement(&key, op, &[]).map_err(|e| e.0);
+        }
+        if op == Some(Op::DoesNotExist) {
+            return requirement(&key, Op::DoesNotExist, &[]).map_err(|e| e.0);
+        }
+        let (tok, lit) = self.next(false);
+        let op = match tok {
+            Token::In => Op::In,
+            Token::Equals | Token::DoubleEquals => Op::Equals,
+            Token::GreaterThan => Op::GreaterThan,
+            Token::LessThan => Op::LessThan,
+            Token::NotIn => Op::NotIn,
+            Token::NotEquals => Op::NotIn,
+            _ => {
+                return Err(format!(
+                    "found '{lit}', expected: in, notin, =, ==, !=, gt, lt"
+                ))
+            }
+        };
+        let mut values = match op {
+            Op::In | Op::NotIn if tok != Token::NotEquals => self.value_set()?,
+            _ => self.exact_value()?,
+        };
+        values.sort();
+        values.dedup();
+        if matches!(op, Op::GreaterThan | Op::LessThan) {
+            if values.len() != 1 || values.iter().any(|v| v.parse::<i64>().is_err()) {
+                return Err(
+                    "for 'Gt', 'Lt' operators, exactly one integer value is required".into(),
+                );
+            }
+            return Ok(Requirement { key, op, values });
+        }
+        requirement(&key, op, &values).map_err(|e| e.0)
+    }
+
+    fn value_set(&mut self) -> Result<Vec<String>, String> {
+        let (tok, lit) = self.next(true);
+        if tok != Token::OpenPar {
+            return Err(format!("found '{lit}' expected: '('"));
+        }
+        let (tok, lit) = self.peek(true);
+        match tok {
+            Token::Identifier | Token::Comma => {
+                let set = self.identifiers()?;
+                if self.next(true).0 != Token::ClosedPar {
+                    return Err(format!("found '{lit}', expected: ')'"));
+                }
+                Ok(set)
+            }
+            Token::ClosedPar => {
+                self.next(true);
+                Ok(vec![String::new()])
+            }
+            _ => Err(format!("found '{lit}', expected: ',', ')' or identifier")),
+        }
+    }
+
+    fn identifiers(&mut self) -> Result<Vec<String>, String> {
+        let mut set: Vec<String> = Vec::new();
+        loop {
+            let (tok, lit) = self.next(true);
+            match tok {
+                Token::Identifier => {
+                    set.push(lit);
+                    let (t2, l2) = self.peek(true);
+                    match t2 {
+                        Token::Comma => continue,
+                        Token::ClosedPar => return Ok(set),
+                        _ => return Err(format!("found '{l2}', expected: ',' or ')'")),
+                    }
+                }
+                Token::Comma => {
+                    if set.is_empty() {
+                        set.push(String::new());
+                    }
+                    let (t2, _) = self.peek(true);
+                    if t2 == Token::ClosedPar {
+                        set.push(String::new());
+                        return Ok(set);
+                    }
+                    if t2 == Token::Comma {
+                        set.push(String::new());
+                    }
+                }
+                _ => return Err(format!("found '{lit}', expected: ',', or identifier")),
+            }
+        }
+    }
+
+    fn exact_value(&mut self) -> Result<Vec<String>, String> {
+        let (tok, _) = self.peek(true);
+        if matches!(tok, Token::End | Token::Comma) {
+            return Ok(vec![String::new()]);
+        }
+        let (tok, lit) = self.next(true);
+        if tok == Token::Identifier {
+            return Ok(vec![lit]);
+        }
+        Err(format!("found '{lit}', expected: identifier"))
+    }
+}
+
+impl Selector {
+    /// upstream `labels.Parse`: the string form (`app=web,tier in (a,b),!canary`). The
+    /// empty string selects everything.
+    pub fn parse(text: &str) -> Result<Selector, SelectorParseError> {
+        let mut p = Parser {
+            items: lex(text),
+            at: 0,
+        };
+        let mut reqs = Vec::new();
+        loop {
+            let (tok, lit) = p.peek(true);
+            match tok {
+                Token::Identifier | Token::DoesNotExist => {
+                    let r = p.requirement().map_err(|e| {
+                        SelectorParseError(format!("unable to parse requirement: {e}"))
+                    })?;
+                    reqs.push(r);
+                    let (t, l) = p.next(true);
+                    match t {
+                        Token::End => break,
+                        Token::Comma => {
+                            let (t2, l2) = p.peek(true);
+                            if !matches!(t2, Token::Identifier | Token::DoesNotExist) {
+                                return Err(SelectorParseError(format!(
+                                    "found '{l2}', expected: identifier after ','"
+                                )));
+                            }
+                        }
+                        _ => {
+                            return Err(SelectorParseError(format!(
+                                "found '{l}', expected: ',' or 'end of string'"
+                            )))
+                        }
+                    }
+                }
+                Token::End => break,
+                _ => {
+                    return Err(SelectorParseError(format!(
+                        "found '{lit}', expected: !, identifier, or 'end of string'"
+                    )))
+                }
+            }
+        }
+        crate::sort::sort_by(&mut reqs, |a, b| a.key.cmp(&b.key));
+        Ok(Selector::All(reqs))
+    }
+}
+
+#[cfg(test)]
+mod parse_tests {
+    use super::*;
+
+    fn labels(pairs: &[(&str, &str)]) -> StringMap {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn string_selectors_match_as_upstream_parses_them() {
+        let s = Selector::parse("app=web,tier in (a,b),!canary").unwrap();
+        assert!(s.matches(Some(&labels(&[("app", "web"), ("tier", "a")]))));
+        assert!(!s.matches(Some(&labels(&[
+            ("app", "web"),
+            ("tier", "a"),
+            ("canary", "1")
+        ]))));
+        assert!(Selector::parse("").unwrap().is_everything());
+        let gt = Selector::parse("rank>3").unwrap();
+        assert!(gt.matches(Some(&labels(&[("rank", "4")]))));
+        assert!(!gt.matches(Some(&labels(&[("rank", "3")]))));
+        let ne = Selector::parse("app!=web").unwrap();
+        assert!(ne.matches(Some(&labels(&[]))));
+        assert!(!ne.matches(Some(&labels(&[("app", "web")]))));
+    }
+
+    #[test]
+    fn unparsable_selectors_say_what_upstream_says() {
+        assert_eq!(
+            Selector::parse("app in (web").unwrap_err().0,
+            "unable to parse requirement: found '', expected: ',' or ')'"
+        );
+        assert_eq!(
+            Selector::parse("cheddar cheese").unwrap_err().0,
+            "unable to parse requirement: found 'cheese', expected: in, notin, =, ==, !=, gt, lt"
+        );
     }
 }

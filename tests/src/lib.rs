@@ -25,8 +25,10 @@ use replicore::time::{Duration, Time};
 use replicore::{Config, FeatureGates, OwnerKind, SyncInput};
 use serde_json::{json, Value};
 
+pub mod hpa;
+
 /// The kinds of vectors this runner judges, in report order.
-pub const KINDS: [&str; 8] = [
+pub const KINDS: [&str; 11] = [
     "rank",
     "sync",
     "status",
@@ -35,6 +37,9 @@ pub const KINDS: [&str; 8] = [
     "expectations",
     "deployment-sync",
     "deployment-hash",
+    "hpa-replicas",
+    "hpa-sync",
+    "hpa-trace",
 ];
 
 /// A failed case: what differed.
@@ -56,9 +61,14 @@ impl fmt::Display for Failure {
     }
 }
 
-type Judged = Result<(), Failure>;
+pub(crate) type Judged = Result<(), Failure>;
 
-fn fail(case: &str, field: &str, expected: impl fmt::Debug, got: impl fmt::Debug) -> Failure {
+pub(crate) fn fail(
+    case: &str,
+    field: &str,
+    expected: impl fmt::Debug,
+    got: impl fmt::Debug,
+) -> Failure {
     let show = |s: String| match s.char_indices().nth(400) {
         Some((cut, _)) => format!("{}…", s.get(..cut).unwrap_or_default()),
         None => s,
@@ -222,6 +232,9 @@ pub fn judge(kind: &str, case: &Value) -> Judged {
         "expectations" => judge_expectations(case),
         "deployment-sync" => judge_deployment_sync(case),
         "deployment-hash" => judge_deployment_hash(case),
+        "hpa-replicas" => hpa::judge_hpa_replicas(case),
+        "hpa-sync" => hpa::judge_hpa_sync(case),
+        "hpa-trace" => hpa::judge_hpa_trace(case),
         other => Err(fail("?", "kind", "a known kind", other)),
     }
 }
@@ -283,11 +296,15 @@ fn judge_deployment_hash(case: &Value) -> Judged {
     })
 }
 
-fn name_of(case: &Value) -> String {
+pub(crate) fn name_of(case: &Value) -> String {
     case["name"].as_str().unwrap_or("?").to_owned()
 }
 
-fn parse<T: serde::de::DeserializeOwned>(case: &str, field: &str, v: &Value) -> Result<T, Failure> {
+pub(crate) fn parse<T: serde::de::DeserializeOwned>(
+    case: &str,
+    field: &str,
+    v: &Value,
+) -> Result<T, Failure> {
     replicore::input::from_value_any(v.clone())
         .map_err(|e| fail(case, field, "parsable input", e.to_string()))
 }

@@ -159,3 +159,18 @@ fn deployment_sync_judge_rejects_wrong_answers() {
     wrong["expect"]["newReplicaSetHash"] = serde_json::json!("xxxxxxxxx");
     assert!(replicore_tests::judge("deployment-sync", &wrong).is_err());
 }
+
+#[test]
+fn hpa_replicas_vectors() {
+    run("hpa-replicas", 400);
+}
+
+#[test]
+fn hpa_sync_vectors() {
+    run("hpa-sync", 500);
+}
+
+#[test]
+fn hpa_trace_vectors() {
+    run("hpa-trace", 60);
+}

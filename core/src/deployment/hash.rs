@@ -33,6 +33,7 @@ use serde_json::{Map, Value};
 
 use super::go_layout::{struct_type, underlying, Decode, GoStruct, Json};
 use crate::error::Error;
+use crate::quantity::{interpret_suffix, split_quantity, BINARY_SI, DECIMAL_SI};
 
 /// The `pod-template-hash` label value of `template` (a `PodTemplateSpec` as JSON) with the
 /// Deployment's `status.collisionCount`, e.g. `"5f4695c4b4"`.
@@ -546,124 +547,13 @@ enum QuantityError {
     Inexact,
 }
 
-const DECIMAL_SI: &str = "DecimalSI";
-const BINARY_SI: &str = "BinarySI";
-const DECIMAL_EXPONENT: &str = "DecimalExponent";
-
-/// The parts `parseQuantityString` splits a quantity into.
-struct QuantityParts<'s> {
-    positive: bool,
-    num: &'s str,
-    denom: &'s str,
-    suffix: &'s str,
-}
-
-fn is_digit(b: Option<&u8>) -> bool {
-    b.is_some_and(u8::is_ascii_digit)
-}
-
-/// upstream `parseQuantityString`: sign, numerator without leading zeros, fraction,
-/// suffix (letters, then an optional sign and digits for exponents).
-fn split_quantity(s: &str) -> Result<QuantityParts<'_>, QuantityError> {
-    let bytes = s.as_bytes();
-    let end = bytes.len();
-    let mut pos = 0;
-    let mut positive = true;
-    match bytes.first() {
-        Some(b'-') => {
-            positive = false;
-            pos += 1;
-        }
-        Some(b'+') => pos += 1,
-        _ => {}
-    }
-    while bytes.get(pos) == Some(&b'0') {
-        pos += 1;
-    }
-    let whole = |num, denom, suffix| QuantityParts {
-        positive,
-        num,
-        denom,
-        suffix,
-    };
-    if pos >= end {
-        return Ok(whole("0", "", ""));
-    }
-    let num_start = pos;
-    while is_digit(bytes.get(pos)) {
-        pos += 1;
-    }
-    let mut num = s.get(num_start..pos).unwrap_or("");
-    if pos >= end {
-        return Ok(whole(num, "", ""));
-    }
-    if num.is_empty() {
-        num = "0";
-    }
-    let mut denom = "";
-    if bytes.get(pos) == Some(&b'.') {
-        pos += 1;
-        let denom_start = pos;
-        while is_digit(bytes.get(pos)) {
-            pos += 1;
-        }
-        denom = s.get(denom_start..pos).unwrap_or("");
-        if pos >= end {
-            return Ok(whole(num, denom, ""));
-        }
-    }
-    let suffix_start = pos;
-    while bytes.get(pos).is_some_and(|b| b"eEinumkKMGTP".contains(b)) {
-        pos += 1;
-    }
-    if pos < end && matches!(bytes.get(pos), Some(b'-' | b'+')) {
-        pos += 1;
-    }
-    while is_digit(bytes.get(pos)) {
-        pos += 1;
-    }
-    if pos < end {
-        return Err(QuantityError::Invalid("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"));
-    }
-    Ok(whole(num, denom, s.get(suffix_start..).unwrap_or("")))
-}
-
-/// upstream `quantitySuffixer.interpret`: base, exponent and format of a suffix.
-fn interpret_suffix(suffix: &str) -> Option<(u32, i32, &'static str)> {
-    let known = match suffix {
-        "" => (10, 0, DECIMAL_SI),
-        "n" => (10, -9, DECIMAL_SI),
-        "u" => (10, -6, DECIMAL_SI),
-        "m" => (10, -3, DECIMAL_SI),
-        "k" => (10, 3, DECIMAL_SI),
-        "M" => (10, 6, DECIMAL_SI),
-        "G" => (10, 9, DECIMAL_SI),
-        "T" => (10, 12, DECIMAL_SI),
-        "P" => (10, 15, DECIMAL_SI),
-        "E" => (10, 18, DECIMAL_SI),
-        "Ki" => (2, 10, BINARY_SI),
-        "Mi" => (2, 20, BINARY_SI),
-        "Gi" => (2, 30, BINARY_SI),
-        "Ti" => (2, 40, BINARY_SI),
-        "Pi" => (2, 50, BINARY_SI),
-        "Ei" => (2, 60, BINARY_SI),
-        _ => {
-            let digits = suffix.strip_prefix(['e', 'E']).filter(|d| !d.is_empty())?;
-            // strconv.ParseInt(…, 10, 64), then int32(…) (which truncates).
-            let exponent: i64 = digits.parse().ok()?;
-            return Some((10, exponent as i32, DECIMAL_EXPONENT));
-        }
-    };
-    Some(known)
-}
-
 /// upstream `ParseQuantity` on its int64 fast path; the `inf.Dec` path is
 /// [`QuantityError::Inexact`].
 fn parse_quantity(s: &str) -> Result<Int64Quantity<'_>, QuantityError> {
     const MAX_INT64_FACTORS: i64 = 18;
     const NANO: i32 = -9;
     if s.is_empty() {
-        return Err(QuantityError::Invalid("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"));
+        return Err(QuantityError::Invalid(crate::quantity::SYNTAX));
     }
     if s == "0" {
         return Ok(Int64Quantity {
@@ -673,7 +563,7 @@ fn parse_quantity(s: &str) -> Result<Int64Quantity<'_>, QuantityError> {
             format: DECIMAL_SI,
         });
     }
-    let parts = split_quantity(s)?;
+    let parts = split_quantity(s).map_err(QuantityError::Invalid)?;
     let (_base, exponent, format) = interpret_suffix(parts.suffix)
         .ok_or(QuantityError::Invalid("unable to parse quantity's suffix"))?;
     let digits = (parts.num.len() + parts.denom.len()) as i64;
@@ -723,6 +613,7 @@ fn parse_quantity(s: &str) -> Result<Int64Quantity<'_>, QuantityError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::quantity::DECIMAL_EXPONENT;
     use serde_json::json;
 
     /// A template as the API server defaults it (vector deployment-hash-0002).

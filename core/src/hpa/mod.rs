@@ -1,0 +1,63 @@
+//! The HorizontalPodAutoscaler controller's decisions (`docs/rules.md`, rules H-xx):
+//! from the target's scale, its pods, their metrics and the controller's memory, how
+//! many replicas the target should have, within tolerance, stabilization windows, rate
+//! policies and min/max; the status, conditions and events; the new memory.
+//!
+//! One module per rule family: [`model`] (objects, defaults, configuration: H-01..H-21),
+//! [`pods`] (pod grouping and requests: H-76..H-81, H-95), [`calculator`] (the replica
+//! calculator: H-82..H-98, H-139..H-150), [`metrics`] (one metric's query, proposal,
+//! status and failure; the max over metrics: H-62..H-75), [`memory`] (recommendations
+//! and scale events: H-104, H-108, H-110, H-117..H-122), [`normalize`] (legacy and
+//! behavior paths: H-104..H-118), [`status`] (conditions and the status write:
+//! H-123..H-130), [`events`] (H-131..H-133), and the driver [`machine`] (one
+//! `reconcileAutoscaler` as a step machine: H-31..H-61, H-134).
+//!
+//! ```
+//! use replicore::hpa::{run_sync, HpaAnswer, HpaCall, HpaSyncInput, GroupResource};
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let input = HpaSyncInput::from_json(br#"{
+//!   "now": "2026-11-27T12:00:00Z",
+//!   "hpa": {"metadata": {"name": "web", "namespace": "default"},
+//!           "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+//!                    "minReplicas": 1, "maxReplicas": 10,
+//!                    "metrics": [{"type": "External", "external": {"metric": {"name": "queue"},
+//!                                 "target": {"type": "AverageValue", "averageValue": "10"}}}]}}
+//! }"#)?;
+//! let done = run_sync(input, |call| match call {
+//!     HpaCall::ResolveTarget { .. } => HpaAnswer::Mappings {
+//!         resources: vec![GroupResource { group: "apps".into(), resource: "deployments".into() }],
+//!     },
+//!     HpaCall::GetScale { .. } => HpaAnswer::Scale { scale: serde_json::from_str(
+//!         r#"{"spec": {"replicas": 2}, "status": {"replicas": 2, "selector": "app=web"}}"#).unwrap() },
+//!     HpaCall::ListPods { .. } => HpaAnswer::Pods { pods: vec![] },
+//!     HpaCall::FetchMetric { .. } => HpaAnswer::Metric { response: serde_json::from_str(
+//!         r#"{"externalValues": [60000]}"#).unwrap() },
+//!     _ => HpaAnswer::Ok,
+//! })?;
+//! // 60 items of queue at 10 per pod: 6 replicas (the legacy cap allows 4 from 2).
+//! assert_eq!(done.rescaled_to, Some(4));
+//! # Ok(())
+//! # }
+//! ```
+
+pub mod calculator;
+pub mod events;
+pub mod machine;
+pub mod memory;
+pub mod metrics;
+pub mod model;
+pub mod normalize;
+pub mod pods;
+pub mod status;
+
+pub use calculator::Tolerances;
+pub use events::HpaEvent;
+pub use machine::{
+    run_sync, GroupResource, HpaAnswer, HpaCall, HpaStep, HpaSync, HpaSyncDone, HpaSyncInput,
+    RegisteredHpa,
+};
+pub use memory::{HpaMemory, Recommendation, ScaleEvent};
+pub use metrics::MetricQuery;
+pub use model::{
+    HorizontalPodAutoscaler, HpaConfig, HpaGates, HpaStatus, MetricResponse, PodMetric,
+};

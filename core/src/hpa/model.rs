@@ -1,0 +1,733 @@
+//! The objects the autoscaler reads and writes: the HorizontalPodAutoscaler
+//! (autoscaling/v2), the target's Scale subresource (autoscaling/v1) and the pods, with
+//! the API defaults the controller assumes (H-10..H-13, H-21) and the controller's
+//! configuration and gates (H-01, H-02, H-06..H-09).
+//!
+//! Field names and omissions follow the Kubernetes wire format, so a status the engine
+//! writes is the JSON upstream writes.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{LabelSelector, StringMap};
+use crate::quantity::Quantity;
+use crate::time::{self, Duration, Time};
+
+/// H-01: the controller's configuration (kube-controller-manager's flags), with upstream's
+/// defaults.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct HpaConfig {
+    /// `--horizontal-pod-autoscaler-tolerance` (0.1).
+    pub tolerance: f64,
+    /// `--horizontal-pod-autoscaler-downscale-stabilization` in seconds (300).
+    pub downscale_stabilization_window_seconds: i64,
+    /// `--horizontal-pod-autoscaler-cpu-initialization-period` in seconds (300).
+    pub cpu_initialization_period_seconds: i64,
+    /// `--horizontal-pod-autoscaler-initial-readiness-delay` in seconds (30).
+    pub delay_of_initial_readiness_status_seconds: i64,
+    /// `--horizontal-pod-autoscaler-sync-period` in seconds (15): the requeue (H-22).
+    pub sync_period_seconds: i64,
+    /// H-04: the legacy path's scale-up cap is `max(factor × current, minimum)`; a
+    /// package variable upstream (2), which upstream's own test package sets to 8 (and
+    /// so do the recorded vectors, whose harness runs inside that package).
+    pub scale_up_limit_factor: f64,
+    /// H-04: 4.
+    pub scale_up_limit_minimum: f64,
+}
+
+impl Default for HpaConfig {
+    fn default() -> Self {
+        HpaConfig {
+            tolerance: 0.1,
+            downscale_stabilization_window_seconds: 300,
+            cpu_initialization_period_seconds: 300,
+            delay_of_initial_readiness_status_seconds: 30,
+            sync_period_seconds: 15,
+            scale_up_limit_factor: 2.0,
+            scale_up_limit_minimum: 4.0,
+        }
+    }
+}
+
+impl HpaConfig {
+    pub(crate) fn downscale_window(&self) -> Duration {
+        Duration::from_seconds(self.downscale_stabilization_window_seconds)
+    }
+}
+
+/// H-06..H-08: the gates the autoscaler reads, with their v1.36 defaults.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct HpaGates {
+    /// H-06: alpha, off.
+    #[serde(rename = "HPAScaleToZero")]
+    pub hpa_scale_to_zero: bool,
+    /// H-07: beta, on.
+    #[serde(rename = "HPAConfigurableTolerance")]
+    pub hpa_configurable_tolerance: bool,
+    /// H-08: beta, on.
+    pub pod_level_resources: bool,
+}
+
+impl Default for HpaGates {
+    fn default() -> Self {
+        HpaGates {
+            hpa_scale_to_zero: false,
+            hpa_configurable_tolerance: true,
+            pod_level_resources: true,
+        }
+    }
+}
+
+fn none_or_empty<T>(v: &Option<Vec<T>>) -> bool {
+    v.as_ref().is_none_or(Vec::is_empty)
+}
+
+fn is_zero(v: &i32) -> bool {
+    *v == 0
+}
+
+/// A metadata subset: what the autoscaler reads of any object.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Meta {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub namespace: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub labels: Option<StringMap>,
+    #[serde(
+        default,
+        deserialize_with = "time::deserialize_opt",
+        serialize_with = "time::serialize_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub deletion_timestamp: Option<Time>,
+}
+
+/// `autoscaling/v2` HorizontalPodAutoscaler: the fields the controller reads (H-10).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HorizontalPodAutoscaler {
+    #[serde(default, deserialize_with = "crate::objects::object")]
+    pub metadata: Meta,
+    #[serde(default, deserialize_with = "crate::objects::object")]
+    pub spec: HpaSpec,
+    #[serde(default, deserialize_with = "crate::objects::object")]
+    pub status: HpaStatus,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CrossVersionObjectReference {
+    #[serde(default)]
+    pub kind: String,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub api_version: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HpaSpec {
+    #[serde(default, deserialize_with = "crate::objects::object")]
+    pub scale_target_ref: CrossVersionObjectReference,
+    /// H-11, H-39: nil means 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_replicas: Option<i32>,
+    #[serde(default)]
+    pub max_replicas: i32,
+    /// H-11: `None` (absent or null) gets the default CPU metric.
+    #[serde(default, deserialize_with = "crate::objects::opt_objects")]
+    pub metrics: Option<Vec<MetricSpec>>,
+    /// H-13: `None` selects the legacy algorithm.
+    #[serde(default, deserialize_with = "crate::objects::opt_object")]
+    pub behavior: Option<Behavior>,
+}
+
+/// One entry of `spec.metrics`: a type and the one source of that type (H-17).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MetricSpec {
+    #[serde(default, rename = "type")]
+    pub type_: String,
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::opt_object",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub object: Option<ObjectMetricSource>,
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::opt_object",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub pods: Option<PodsMetricSource>,
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::opt_object",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub resource: Option<ResourceMetricSource>,
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::opt_object",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub container_resource: Option<ContainerResourceMetricSource>,
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::opt_object",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub external: Option<ExternalMetricSource>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MetricIdentifier {
+    #[serde(default)]
+    pub name: String,
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::opt_object",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub selector: Option<LabelSelector>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MetricTarget {
+    #[serde(default, rename = "type")]
+    pub type_: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<Quantity>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub average_value: Option<Quantity>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub average_utilization: Option<i32>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ObjectMetricSource {
+    #[serde(default, deserialize_with = "crate::objects::object")]
+    pub described_object: CrossVersionObjectReference,
+    #[serde(default, deserialize_with = "crate::objects::object")]
+    pub target: MetricTarget,
+    #[serde(default, deserialize_with = "crate::objects::object")]
+    pub metric: MetricIdentifier,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodsMetricSource {
+    #[serde(default, deserialize_with = "crate::objects::object")]
+    pub metric: MetricIdentifier,
+    #[serde(default, deserialize_with = "crate::objects::object")]
+    pub target: MetricTarget,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceMetricSource {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default, deserialize_with = "crate::objects::object")]
+    pub target: MetricTarget,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerResourceMetricSource {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default, deserialize_with = "crate::objects::object")]
+    pub target: MetricTarget,
+    #[serde(default)]
+    pub container: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExternalMetricSource {
+    #[serde(default, deserialize_with = "crate::objects::object")]
+    pub metric: MetricIdentifier,
+    #[serde(default, deserialize_with = "crate::objects::object")]
+    pub target: MetricTarget,
+}
+
+/// `spec.behavior` (H-12).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Behavior {
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::opt_object",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub scale_up: Option<ScalingRules>,
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::opt_object",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub scale_down: Option<ScalingRules>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScalingRules {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stabilization_window_seconds: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub select_policy: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::opt_objects",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub policies: Option<Vec<ScalingPolicy>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<Quantity>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScalingPolicy {
+    #[serde(default, rename = "type")]
+    pub type_: String,
+    #[serde(default)]
+    pub value: i32,
+    #[serde(default)]
+    pub period_seconds: i32,
+}
+
+/// `status` (H-123): what `setStatus` writes, field for field.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HpaStatus {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+    #[serde(
+        default,
+        deserialize_with = "time::deserialize_opt",
+        serialize_with = "time::serialize_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub last_scale_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub current_replicas: i32,
+    #[serde(default)]
+    pub desired_replicas: i32,
+    #[serde(default, deserialize_with = "crate::objects::opt_objects")]
+    pub current_metrics: Option<Vec<MetricStatus>>,
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::opt_objects",
+        skip_serializing_if = "none_or_empty"
+    )]
+    pub conditions: Option<Vec<HpaCondition>>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HpaCondition {
+    #[serde(default, rename = "type")]
+    pub type_: String,
+    #[serde(default)]
+    pub status: String,
+    #[serde(
+        default,
+        deserialize_with = "time::deserialize_opt",
+        serialize_with = "time::serialize_opt"
+    )]
+    pub last_transition_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
+}
+
+/// One entry of `status.currentMetrics`; a failed metric leaves `{"type": ""}` (H-62).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MetricStatus {
+    #[serde(default, rename = "type")]
+    pub type_: String,
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::opt_object",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub object: Option<ObjectMetricStatus>,
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::opt_object",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub pods: Option<PodsMetricStatus>,
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::opt_object",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub resource: Option<ResourceMetricStatus>,
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::opt_object",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub container_resource: Option<ContainerResourceMetricStatus>,
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::opt_object",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub external: Option<ExternalMetricStatus>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MetricValueStatus {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<Quantity>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub average_value: Option<Quantity>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub average_utilization: Option<i32>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ObjectMetricStatus {
+    #[serde(default, deserialize_with = "crate::objects::object")]
+    pub metric: MetricIdentifier,
+    #[serde(default, deserialize_with = "crate::objects::object")]
+    pub current: MetricValueStatus,
+    #[serde(default, deserialize_with = "crate::objects::object")]
+    pub described_object: CrossVersionObjectReference,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodsMetricStatus {
+    #[serde(default, deserialize_with = "crate::objects::object")]
+    pub metric: MetricIdentifier,
+    #[serde(default, deserialize_with = "crate::objects::object")]
+    pub current: MetricValueStatus,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceMetricStatus {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default, deserialize_with = "crate::objects::object")]
+    pub current: MetricValueStatus,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerResourceMetricStatus {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default, deserialize_with = "crate::objects::object")]
+    pub current: MetricValueStatus,
+    #[serde(default)]
+    pub container: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExternalMetricStatus {
+    #[serde(default, deserialize_with = "crate::objects::object")]
+    pub metric: MetricIdentifier,
+    #[serde(default, deserialize_with = "crate::objects::object")]
+    pub current: MetricValueStatus,
+}
+
+/// `autoscaling/v1` Scale (H-10): `spec.replicas`, `status.replicas`, `status.selector`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Scale {
+    #[serde(default, deserialize_with = "crate::objects::object")]
+    pub spec: ScaleSpec,
+    #[serde(default, deserialize_with = "crate::objects::object")]
+    pub status: ScaleStatus,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScaleSpec {
+    #[serde(default)]
+    pub replicas: i32,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScaleStatus {
+    #[serde(default)]
+    pub replicas: i32,
+    #[serde(default)]
+    pub selector: String,
+}
+
+/// A pod as the autoscaler reads it (H-76..H-81, H-95).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HpaPod {
+    #[serde(default, deserialize_with = "crate::objects::object")]
+    pub metadata: Meta,
+    #[serde(default, deserialize_with = "crate::objects::object")]
+    pub spec: PodSpec,
+    #[serde(default, deserialize_with = "crate::objects::object")]
+    pub status: PodStatus,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodSpec {
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::objects",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub containers: Vec<Container>,
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::objects",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub init_containers: Vec<Container>,
+    /// Pod-level resources (H-81).
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::opt_object",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub resources: Option<Resources>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overhead: Option<ResourceList>,
+}
+
+/// Resource name → quantity, in name order.
+pub type ResourceList = std::collections::BTreeMap<String, Quantity>;
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Resources {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<ResourceList>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Container {
+    #[serde(default)]
+    pub name: String,
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::opt_object",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub resources: Option<Resources>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart_policy: Option<String>,
+}
+
+impl Container {
+    pub(crate) fn request(&self, resource: &str) -> Option<&Quantity> {
+        self.resources.as_ref()?.requests.as_ref()?.get(resource)
+    }
+
+    /// A sidecar: an init container that keeps running (`restartPolicy: Always`).
+    pub(crate) fn is_restartable(&self) -> bool {
+        self.restart_policy.as_deref() == Some("Always")
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodStatus {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub phase: String,
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::objects",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub conditions: Vec<PodCondition>,
+    #[serde(
+        default,
+        deserialize_with = "time::deserialize_opt",
+        serialize_with = "time::serialize_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub start_time: Option<Time>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodCondition {
+    #[serde(default, rename = "type")]
+    pub type_: String,
+    #[serde(default)]
+    pub status: String,
+    #[serde(
+        default,
+        deserialize_with = "time::deserialize_opt",
+        serialize_with = "time::serialize_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub last_transition_time: Option<Time>,
+}
+
+impl HpaPod {
+    /// The first `Ready` condition, as `podutil.GetPodCondition` finds it.
+    pub(crate) fn ready_condition(&self) -> Option<&PodCondition> {
+        self.status.conditions.iter().find(|c| c.type_ == "Ready")
+    }
+
+    /// `podutil.IsPodReady`: a `Ready` condition with status `True`.
+    pub(crate) fn is_ready(&self) -> bool {
+        self.ready_condition().is_some_and(|c| c.status == "True")
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Defaults the controller assumes (H-11, H-12, H-21)
+
+impl HorizontalPodAutoscaler {
+    /// H-11/H-12: the API server's defaults, applied to an object that may come without
+    /// them (objects from an API server already have them; applying twice changes
+    /// nothing).
+    pub fn apply_defaults(&mut self) {
+        let spec = &mut self.spec;
+        if spec.min_replicas.is_none() {
+            spec.min_replicas = Some(1);
+        }
+        if spec.metrics.as_ref().is_none_or(Vec::is_empty) {
+            spec.metrics = Some(vec![MetricSpec {
+                type_: "Resource".into(),
+                resource: Some(ResourceMetricSource {
+                    name: "cpu".into(),
+                    target: MetricTarget {
+                        type_: "Utilization".into(),
+                        average_utilization: Some(80),
+                        ..MetricTarget::default()
+                    },
+                }),
+                ..MetricSpec::default()
+            }]);
+        }
+        if let Some(behavior) = &mut spec.behavior {
+            let up = behavior.scale_up.take().unwrap_or_default();
+            behavior.scale_up = Some(overlay(
+                up,
+                Some(0),
+                vec![policy("Pods", 4, 15), policy("Percent", 100, 15)],
+            ));
+            let down = behavior.scale_down.take().unwrap_or_default();
+            behavior.scale_down = Some(overlay(down, None, vec![policy("Percent", 100, 15)]));
+        }
+    }
+
+    pub(crate) fn metrics(&self) -> &[MetricSpec] {
+        self.spec.metrics.as_deref().unwrap_or_default()
+    }
+}
+
+fn policy(kind: &str, value: i32, period: i32) -> ScalingPolicy {
+    ScalingPolicy {
+        type_: kind.into(),
+        value,
+        period_seconds: period,
+    }
+}
+
+/// H-12: the user's rules over a default, field by field.
+fn overlay(
+    mut user: ScalingRules,
+    window: Option<i32>,
+    policies: Vec<ScalingPolicy>,
+) -> ScalingRules {
+    if user.select_policy.is_none() {
+        user.select_policy = Some("Max".into());
+    }
+    if user.stabilization_window_seconds.is_none() {
+        user.stabilization_window_seconds = window;
+    }
+    if user.policies.is_none() {
+        user.policies = Some(policies);
+    }
+    user
+}
+
+// ---------------------------------------------------------------------------------------
+// What the metrics APIs answered (the host's `MetricsClient`)
+
+/// What one metrics query answered, in milli-units, as the host's metrics client hands it
+/// over (H-99..H-102): pod samples (Resource, ContainerResource, Pods), an object's value,
+/// an external metric's values, or the client's error text.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MetricResponse {
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::opt_objects",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub pod_metrics: Option<Vec<PodMetric>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub object_value: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub external_values: Option<Vec<i64>>,
+    /// The first sample's time, as the client returns it beside the values.
+    #[serde(
+        default,
+        deserialize_with = "time::deserialize_opt",
+        serialize_with = "time::serialize_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[cfg_attr(feature = "ts", ts(optional, type = "string"))]
+    pub timestamp: Option<Time>,
+    /// The client's error (`unable to fetch metrics from resource metrics API: …`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub error: Option<String>,
+}
+
+/// One pod's sample.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodMetric {
+    pub pod: String,
+    /// Milli-units (memory in milli-bytes).
+    pub value: i64,
+    #[serde(
+        default,
+        deserialize_with = "time::deserialize_opt",
+        serialize_with = "time::serialize_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[cfg_attr(feature = "ts", ts(optional, type = "string"))]
+    pub timestamp: Option<Time>,
+    /// The sample's window in milliseconds (H-100: one minute when the API gives none).
+    #[serde(default = "one_minute_millis")]
+    pub window_millis: i64,
+}
+
+fn one_minute_millis() -> i64 {
+    60_000
+}

@@ -1,0 +1,283 @@
+//! From the metrics' proposal to the replica count written (H-104..H-118): the legacy
+//! path (no `spec.behavior`: stabilization over recent recommendations, the 2×/4 scale-up
+//! cap, min/max) and the behavior path (stabilization windows up and down, Pods/Percent
+//! policies over periods of remembered scale events, selectPolicy, min/max per
+//! direction). Each returns the count with the conditions it sets.
+
+use crate::time::{Duration, Time};
+
+use super::calculator::{ceil_i32, go_i32};
+use super::memory::HpaMemory;
+use super::model::{Behavior, ScalingRules};
+
+/// Why the count was limited, and the message (H-106, H-112..H-114).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limit {
+    pub reason: &'static str,
+    pub message: &'static str,
+}
+
+pub(crate) const WITHIN_RANGE: Limit = Limit {
+    reason: "DesiredWithinRange",
+    message: "the desired count is within the acceptable range",
+};
+const SCALE_UP_LIMIT: Limit = Limit {
+    reason: "ScaleUpLimit",
+    message: "the desired replica count is increasing faster than the maximum scale rate",
+};
+const TOO_MANY: Limit = Limit {
+    reason: "TooManyReplicas",
+    message: "the desired replica count is more than the maximum replica count",
+};
+const SCALE_DOWN_LIMIT: Limit = Limit {
+    reason: "ScaleDownLimit",
+    message: "the desired replica count is decreasing faster than the maximum scale rate",
+};
+const TOO_FEW: Limit = Limit {
+    reason: "TooFewReplicas",
+    message: "the desired replica count is less than the minimum replica count",
+};
+
+/// How stabilization ended (the `AbleToScale` condition it sets, H-105, H-111).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stabilized {
+    pub reason: &'static str,
+    pub message: &'static str,
+}
+
+const READY_FOR_NEW_SCALE: Stabilized = Stabilized {
+    reason: "ReadyForNewScale",
+    message: "recommended size matches current size",
+};
+const DOWN_STABILIZED: Stabilized = Stabilized {
+    reason: "ScaleDownStabilized",
+    message: "recent recommendations were higher than current one, applying the highest recent recommendation",
+};
+const UP_STABILIZED: Stabilized = Stabilized {
+    reason: "ScaleUpStabilized",
+    message: "recent recommendations were lower than current one, applying the lowest recent recommendation",
+};
+
+/// The outcome of a normalization: the stabilized count, how, the final count, and
+/// whether the limit changed it (`ScalingLimited` True).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Normalized {
+    pub stabilized: i32,
+    pub stabilization: Stabilized,
+    pub desired: i32,
+    pub limit: Limit,
+}
+
+impl Normalized {
+    pub fn limited(&self) -> bool {
+        self.desired != self.stabilized
+    }
+}
+
+/// The bounds a normalization works in.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Bounds {
+    pub current: i32,
+    pub min: i32,
+    pub max: i32,
+}
+
+/// H-04: the legacy path's scale-up cap, `max(factor × current, minimum)`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LegacyCap {
+    pub factor: f64,
+    pub minimum: f64,
+}
+
+/// H-104..H-107: the legacy path.
+pub(crate) fn legacy(
+    memory: &mut HpaMemory,
+    b: Bounds,
+    cap: LegacyCap,
+    proposal: i32,
+    window: Duration,
+    now: Time,
+) -> Normalized {
+    let stabilized = memory.stabilize_legacy(proposal, window, now);
+    let stabilization = if stabilized != proposal {
+        DOWN_STABILIZED
+    } else {
+        READY_FOR_NEW_SCALE
+    };
+    let (desired, limit) = legacy_rules(b, cap, stabilized);
+    Normalized {
+        stabilized,
+        stabilization,
+        desired,
+        limit,
+    }
+}
+
+/// H-106 `convertDesiredReplicasWithRules`: min first, then the cap or max.
+pub(crate) fn legacy_rules(b: Bounds, cap: LegacyCap, desired: i32) -> (i32, Limit) {
+    let cap = go_i32((cap.factor * f64::from(b.current)).max(cap.minimum));
+    let (allowed_max, max_limit) = if b.max > cap {
+        (cap, SCALE_UP_LIMIT)
+    } else {
+        (b.max, TOO_MANY)
+    };
+    if desired < b.min {
+        return (b.min, TOO_FEW);
+    }
+    if desired > allowed_max {
+        return (allowed_max, max_limit);
+    }
+    (desired, WITHIN_RANGE)
+}
+
+/// H-109..H-114: the behavior path. `behavior` is defaulted (H-12); the scale-down
+/// window, when unset, is the controller's (H-109).
+pub(crate) fn with_behavior(
+    memory: &mut HpaMemory,
+    behavior: &Behavior,
+    b: Bounds,
+    proposal: i32,
+    default_down_window: Duration,
+    now: Time,
+) -> Normalized {
+    let up = behavior.scale_up.as_ref();
+    let down = behavior.scale_down.as_ref();
+    let up_window = window(up).unwrap_or(Duration::from_nanos(0));
+    let down_window = window(down).unwrap_or(default_down_window);
+    let stabilized =
+        memory.stabilize_with_windows(b.current, proposal, up_window, down_window, now);
+    let stabilization = if stabilized == proposal {
+        READY_FOR_NEW_SCALE
+    } else if proposal >= b.current {
+        UP_STABILIZED
+    } else {
+        DOWN_STABILIZED
+    };
+    let (desired, limit) = behavior_rate(memory, up, down, b, stabilized, now);
+    Normalized {
+        stabilized,
+        stabilization,
+        desired,
+        limit,
+    }
+}
+
+fn window(rules: Option<&ScalingRules>) -> Option<Duration> {
+    rules
+        .and_then(|r| r.stabilization_window_seconds)
+        .map(|s| Duration::from_seconds(i64::from(s)))
+}
+
+/// H-112..H-114 `convertDesiredReplicasWithBehaviorRate`.
+pub(crate) fn behavior_rate(
+    memory: &HpaMemory,
+    up: Option<&ScalingRules>,
+    down: Option<&ScalingRules>,
+    b: Bounds,
+    desired: i32,
+    now: Time,
+) -> (i32, Limit) {
+    if desired > b.current {
+        let limit = scale_up_limit(memory, b.current, up, now).max(b.current);
+        let (allowed, why) = if b.max > limit {
+            (limit, SCALE_UP_LIMIT)
+        } else {
+            (b.max, TOO_MANY)
+        };
+        if desired > allowed {
+            return (allowed, why);
+        }
+    } else if desired < b.current {
+        let limit = scale_down_limit(memory, b.current, down, now).min(b.current);
+        let (allowed, why) = if b.min < limit {
+            (limit, SCALE_DOWN_LIMIT)
+        } else {
+            (b.min, TOO_FEW)
+        };
+        if desired < allowed {
+            return (allowed, why);
+        }
+    }
+    (desired, WITHIN_RANGE)
+}
+
+/// The replicas at the start of a policy's period: current, less what was added and
+/// plus what was removed inside it (H-115, H-116).
+fn period_start(memory: &HpaMemory, current: i32, period: i32, now: Time) -> i32 {
+    let (added, removed) = memory.changes_within(period, now);
+    current.wrapping_sub(added).wrapping_add(removed)
+}
+
+/// H-115 `calculateScaleUpLimitWithScalingRules`: the highest count the scale-up
+/// policies allow (`Max` the largest change, `Min` the smallest, `Disabled` none).
+pub(crate) fn scale_up_limit(
+    memory: &HpaMemory,
+    current: i32,
+    rules: Option<&ScalingRules>,
+    now: Time,
+) -> i32 {
+    policy_limit(memory, current, rules, now, true)
+}
+
+/// H-116 `calculateScaleDownLimitWithBehaviors`: the lowest count the scale-down
+/// policies allow.
+pub(crate) fn scale_down_limit(
+    memory: &HpaMemory,
+    current: i32,
+    rules: Option<&ScalingRules>,
+    now: Time,
+) -> i32 {
+    policy_limit(memory, current, rules, now, false)
+}
+
+/// H-115/H-116: each policy's bound from its period's start; the largest change wins
+/// unless `selectPolicy` is `Min`. Pods add or remove their value; Percent scales up
+/// with ceil and down with truncation, in float64 (T-01).
+fn policy_limit(
+    memory: &HpaMemory,
+    current: i32,
+    rules: Option<&ScalingRules>,
+    now: Time,
+    up: bool,
+) -> i32 {
+    let select = rules
+        .and_then(|r| r.select_policy.as_deref())
+        .unwrap_or("Max");
+    if select == "Disabled" {
+        return current;
+    }
+    // The largest change is the highest bound going up and the lowest going down.
+    let highest = (select == "Min") != up;
+    let mut result = if highest { i32::MIN } else { i32::MAX };
+    let mut proposed = 0;
+    for p in rules
+        .and_then(|r| r.policies.as_deref())
+        .unwrap_or_default()
+    {
+        let start = period_start(memory, current, p.period_seconds, now);
+        let fraction = f64::from(p.value) / 100.0;
+        match (p.type_.as_str(), up) {
+            ("Pods", true) => proposed = start.wrapping_add(p.value),
+            ("Pods", false) => proposed = start.wrapping_sub(p.value),
+            ("Percent", true) => proposed = ceil_i32(f64::from(start) * (1.0 + fraction)),
+            ("Percent", false) => proposed = go_i32(f64::from(start) * (1.0 - fraction)),
+            _ => {}
+        }
+        result = if highest {
+            result.max(proposed)
+        } else {
+            result.min(proposed)
+        };
+    }
+    result
+}
+
+/// H-121: the longest policy period of a direction (0 without policies).
+pub(crate) fn longest_period(rules: Option<&ScalingRules>) -> i32 {
+    rules
+        .and_then(|r| r.policies.as_deref())
+        .unwrap_or_default()
+        .iter()
+        .map(|p| p.period_seconds)
+        .fold(0, i32::max)
+}
