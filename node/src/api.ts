@@ -39,6 +39,7 @@ import type {
 } from "./types.js";
 import type { Correlated, Correlation, EventCorrelatorSize, EventCorrelatorState, EventToRecord, RecordedEvent } from "./types.js";
 import type { ApiCall, ApiResult, DeploymentSync, DeploymentSyncInput, KubeObject, QueueAction, Step, SyncDone } from "./types.js";
+import type { HpaAnswer, HpaCall, HpaStep, HpaSyncDone, HpaSyncInput, HpaSyncState } from "./types.js";
 
 export type * from "./types.js";
 export type { FieldTree } from "./pod-json.js";
@@ -504,4 +505,91 @@ export function deploymentReadsPods(deployment: KubeObject): boolean {
  */
 export function deploymentQueueAction(done: SyncDone, requeues: number): QueueAction {
   return guard("", () => raw.deploymentQueueAction(json(done, "done"), requeues));
+}
+
+// ---------------------------------------------------------------------------------------
+// The HorizontalPodAutoscaler controller: one `reconcileAutoscaler(hpa)` as a step machine
+// (the engine names each call: resolve the target, read its scale, list the pods of its
+// selector, fetch one metric, write the scale, write the status; the host answers each),
+// ending with the events, the error and the new memory the host keeps for the next sync.
+// Every decision is the engine's (core/src/hpa/); the types are generated from Rust's.
+
+/**
+ * A sync's input as a host holds it: {@link HpaSyncInput} with `now` also as a `Date`; the
+ * HPA may be @kubernetes/client-node's `V2HorizontalPodAutoscaler`.
+ */
+export type HpaSyncHostInput = HostInput<HpaSyncInput>;
+
+function hpaInputJson(input: HpaSyncHostInput): Uint8Array {
+  const o = record(input, "");
+  return json({ ...o, now: iso(o.now, "now") }, "");
+}
+
+/** The HPA sync's machine at its first step, as plain data (`{input, answers}`). */
+export function hpaSyncStart(input: HpaSyncHostInput): HpaSyncState {
+  return guard("", () => fromText(raw.hpaSyncStart(hpaInputJson(input))));
+}
+
+/** The next step of an HPA sync's state: a call to make, or done. */
+export function hpaSyncNext(sync: HpaSyncState): HpaStep {
+  return guard("", () => raw.hpaSyncNext(json(sync, "sync")));
+}
+
+/** The state with the answer to the call {@link hpaSyncNext} named (a new value). */
+export function hpaSyncReport(sync: HpaSyncState, answer: HpaAnswer): HpaSyncState {
+  return guard("", () => fromText(raw.hpaSyncReport(json(sync, "sync"), json(answer, "answer"))));
+}
+
+/**
+ * One HPA sync's machine kept in wasm memory: each answer is folded in once (a metric
+ * over thousands of pods is computed once). A refused argument changes nothing. Call
+ * `free()` when done.
+ */
+export class HpaSyncRun {
+  readonly #raw: raw.HpaSyncRun;
+
+  constructor(input: HpaSyncHostInput) {
+    this.#raw = guard("", () => new raw.HpaSyncRun(hpaInputJson(input)));
+  }
+
+  /** The next step: a call to make, or done. */
+  next(): HpaStep {
+    return guard("", () => this.#raw.next());
+  }
+
+  /** The answer to the call the last step named. */
+  report(answer: HpaAnswer): void {
+    guard("", () => this.#raw.report(json(answer, "answer")));
+  }
+
+  /** The plain state (`{input, answers}`). */
+  state(): HpaSyncState {
+    return guard("", () => fromText(this.#raw.state()));
+  }
+
+  /** Frees the machine's wasm memory; it must not be used afterwards. */
+  free(): void {
+    this.#raw.free();
+  }
+}
+
+/**
+ * Runs one HPA sync to its end: `host` answers each call the engine names (an API error
+ * is an answer, `{answer: "error", reason, message}`); keep `done.memory` for the next
+ * sync of the same HPA.
+ */
+export async function runHpaSync(
+  input: HpaSyncHostInput,
+  host: (call: HpaCall) => HpaAnswer | Promise<HpaAnswer>,
+): Promise<HpaSyncDone> {
+  const run = new HpaSyncRun(input);
+  try {
+    for (;;) {
+      const step = run.next();
+      if (step.step === "done") return step.done;
+      run.report(await host(step.call));
+    }
+  } finally {
+    run.free();
+  }
 }

@@ -18,6 +18,7 @@ use replicore::deployment::{DeploymentSync, DeploymentSyncInput, Step};
 use replicore::event_correlation::{Correlated, CorrelatorSize, Event, EventToRecord};
 use replicore::explain::{ExplainOptions, Explanation};
 use replicore::facts::PodFacts;
+use replicore::hpa::{HpaAnswer, HpaStep, HpaSyncInput, HpaSyncState};
 use replicore::rank::{NamedRankedPod, RankOptions};
 use replicore::report::ReportOptions;
 use replicore::slowstart::SlowStartResult;
@@ -38,6 +39,11 @@ fn export(cfg: &Config) -> Result<(), ts_rs::ExportError> {
     DeploymentSyncInput::export_all(cfg)?;
     Step::export_all(cfg)?;
     QueueAction::export_all(cfg)?;
+    // The HorizontalPodAutoscaler: a sync's input, plain state, steps and answers.
+    HpaSyncInput::export_all(cfg)?;
+    HpaSyncState::export_all(cfg)?;
+    HpaStep::export_all(cfg)?;
+    HpaAnswer::export_all(cfg)?;
     // The simulator's Deployment sync trace (replicore-sim, node/src/sim-types.ts).
     StepCalls::export_all(cfg)?;
     StepCounts::export_all(cfg)?;

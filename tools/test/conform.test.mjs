@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { run, vectorsDir } from "./helpers.mjs";
 
-test("conform on the vectors: 2740 passed, 0 failed, the Deployment kinds included", () => {
+test("conform on the vectors: 3700 passed, 0 failed, the Deployment and HPA kinds included", () => {
   const r = run(["conform", vectorsDir]);
   assert.equal(r.stderr, "");
   const lines = r.stdout.trimEnd().split("\n");
@@ -21,7 +21,10 @@ test("conform on the vectors: 2740 passed, 0 failed, the Deployment kinds includ
     "expectations     80 passed, 0 failed",
     "deployment-sync   500 passed, 0 failed",
     "deployment-hash   300 passed, 0 failed",
-    "2740 passed, 0 failed",
+    "hpa-replicas    400 passed, 0 failed",
+    "hpa-sync        500 passed, 0 failed",
+    "hpa-trace        60 passed, 0 failed",
+    "3700 passed, 0 failed",
   ]);
   assert.equal(r.status, 0);
 });

@@ -14,6 +14,7 @@ pub mod event_correlation;
 pub mod facts;
 #[cfg(target_arch = "wasm32")]
 mod heap;
+pub mod hpa;
 #[cfg(feature = "judge")]
 pub mod judge;
 pub mod quota;

@@ -537,3 +537,32 @@ pub fn external_per_pod_replicas(
         ..Proposal::default()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn h144_tolerance_bounds_are_inclusive() {
+        let t = Tolerances {
+            scale_up: 0.1,
+            scale_down: 0.1,
+        };
+        assert!(t.is_within(90.0 / 100.0));
+        assert!(t.is_within(110.0 / 100.0));
+        assert!(!t.is_within(111.0 / 100.0));
+        assert!(!t.is_within(f64::NAN));
+    }
+
+    #[test]
+    fn h150_float_to_int_conversions_are_amd64s() {
+        assert_eq!(go_i32(f64::NAN), i32::MIN);
+        assert_eq!(go_i32(f64::INFINITY), i32::MIN);
+        assert_eq!(go_i32(3e9), i32::MIN);
+        assert_eq!(go_i32(-2.9), -2);
+        assert_eq!(go_i64(f64::NEG_INFINITY), i64::MIN);
+        assert_eq!(ceil_i32(1.000_000_1), 2);
+        // H-143: ceil((110 / 100) × 50) is 56.
+        assert_eq!(ceil_i32((110.0 / 100.0) * 50.0), 56);
+    }
+}

@@ -41,19 +41,37 @@ pub struct RegisteredHpa {
 }
 
 /// Everything one sync decides from besides what it reads through calls.
-#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct HpaSyncInput {
     /// The controller clock: condition times, windows, periods.
     pub now: Time,
+    /// Each gate defaults on its own (v1.36's defaults).
+    #[cfg_attr(
+        feature = "ts",
+        ts(as = "Option<crate::ts::Partial<HpaGates>>", optional)
+    )]
     pub feature_gates: HpaGates,
+    /// Each setting defaults on its own (kube-controller-manager's defaults).
+    #[cfg_attr(
+        feature = "ts",
+        ts(as = "Option<crate::ts::Partial<HpaConfig>>", optional)
+    )]
     pub config: HpaConfig,
-    /// The work-queue key: `namespace/name` (the memory's key, H-05).
+    /// The work-queue key: `namespace/name` (the memory's key, H-05); by default the
+    /// HPA's.
+    #[cfg_attr(feature = "ts", ts(optional, as = "Option<String>"))]
     pub key: String,
     /// The HPA as the cache holds it (defaults applied, H-11/H-12).
+    #[cfg_attr(feature = "ts", ts(as = "crate::ts::KubeObject"))]
     pub hpa: Wire<HorizontalPodAutoscaler>,
-    /// The memory the host kept from the previous sync of this key.
+    /// The memory the host kept from the previous sync of this key (none: the first
+    /// sync since the controller started).
+    #[cfg_attr(feature = "ts", ts(as = "Option<HpaMemory>", optional))]
     pub memory: HpaMemory,
     /// The other HPAs of the controller, for the overlap check (H-59).
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<RegisteredHpa>>", optional))]
     pub other_hpa_selectors: Vec<RegisteredHpa>,
 }
 
@@ -70,7 +88,7 @@ struct WireInput {
     hpa: Value,
     #[serde(default, deserialize_with = "crate::objects::opt_object")]
     memory: Option<HpaMemory>,
-    #[serde(default, rename = "otherHPASelectors", alias = "otherHpaSelectors")]
+    #[serde(default, alias = "otherHPASelectors")]
     other_hpa_selectors: Option<Vec<RegisteredHpa>>,
 }
 
@@ -140,6 +158,34 @@ impl HpaSyncInput {
     /// Parses a sync input from a JSON value, naming the field path of any error.
     pub fn from_value(value: Value) -> Result<Self> {
         crate::input::from_value::<WireInput>(value)?.convert()
+    }
+}
+
+/// A sync's plain state: its input and the answers reported so far. A host may keep it
+/// as data between steps (JSON, `structuredClone`); [`HpaSync::from_state`] resumes it.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct HpaSyncState {
+    pub input: HpaSyncInput,
+    pub answers: Vec<HpaAnswer>,
+}
+
+#[derive(Deserialize)]
+struct StateWire {
+    input: Value,
+    #[serde(default)]
+    answers: Vec<HpaAnswer>,
+}
+
+impl HpaSyncState {
+    /// Reads a state from JSON text (the input with its own field paths).
+    pub fn from_json(bytes: &[u8]) -> Result<HpaSyncState> {
+        let wire: StateWire = crate::input::from_json(bytes)?;
+        let input = HpaSyncInput::from_value(wire.input).map_err(|e| e.under("input"))?;
+        Ok(HpaSyncState {
+            input,
+            answers: wire.answers,
+        })
     }
 }
 
@@ -341,6 +387,8 @@ pub struct HpaSync {
     attempts: u32,
     rescaled_to: Option<i32>,
     error: Option<String>,
+    answers: Vec<HpaAnswer>,
+    pods_answer: Option<usize>,
 }
 
 /// H-51: `retry.DefaultRetry` allows five attempts.
@@ -379,10 +427,37 @@ impl HpaSync {
             attempts: 0,
             rescaled_to: None,
             error: None,
+            answers: Vec::new(),
+            pods_answer: None,
             input,
         };
         sync.start();
         sync
+    }
+
+    /// The machine at a plain state: the input's sync with each answer reported in turn.
+    pub fn from_state(state: HpaSyncState) -> Result<HpaSync> {
+        let mut sync = HpaSync::new(state.input);
+        for (i, answer) in state.answers.into_iter().enumerate() {
+            sync.report(answer)
+                .map_err(|e| e.under(&format!("answers[{i}]")))?;
+        }
+        Ok(sync)
+    }
+
+    /// The plain state of this machine (`answers` as reported; the pods answer as the
+    /// pods of the selector, which the engine reads the same).
+    pub fn state(&self) -> HpaSyncState {
+        let mut answers = self.answers.clone();
+        if let Some(slot) = self.pods_answer.and_then(|i| answers.get_mut(i)) {
+            *slot = HpaAnswer::Pods {
+                pods: self.pods.clone(),
+            };
+        }
+        HpaSyncState {
+            input: self.input.clone(),
+            answers,
+        }
     }
 
     /// The next step: the call the engine waits for, or the end.
@@ -443,7 +518,19 @@ impl HpaSync {
             self.pending = Some(call);
             return Err(outcome(&format!("the answer to {name} must be {wanted}")));
         }
-        self.advance(answer);
+        match answer {
+            // The pods are kept once (filtered, which replays the same): not twice.
+            HpaAnswer::Pods { pods } => {
+                self.pods_answer = Some(self.answers.len());
+                self.answers.push(HpaAnswer::Pods { pods: Vec::new() });
+                self.phase = Phase::Finished;
+                self.after_pods(pods);
+            }
+            answer => {
+                self.advance(&answer);
+                self.answers.push(answer);
+            }
+        }
         Ok(())
     }
 
@@ -509,15 +596,15 @@ impl HpaSync {
         });
     }
 
-    fn advance(&mut self, answer: HpaAnswer) {
+    fn advance(&mut self, answer: &HpaAnswer) {
         match (std::mem::replace(&mut self.phase, Phase::Finished), answer) {
             (Phase::Mappings, HpaAnswer::Error { message, .. }) => {
                 let err =
                     format!("unable to determine resource for scale target reference: {message}");
-                self.scale_failure(message, err);
+                self.scale_failure(message.clone(), err);
             }
             (Phase::Mappings, HpaAnswer::Mappings { resources }) => {
-                self.mappings = resources;
+                self.mappings.clone_from(resources);
                 if self.mappings.is_empty() {
                     let cause = "unrecognized resource".to_owned();
                     let err = format!(
@@ -532,7 +619,7 @@ impl HpaSync {
             }
             (Phase::Scale, HpaAnswer::Error { message, .. }) => {
                 if self.mapping_at == 0 {
-                    self.first_scale_error = Some(message);
+                    self.first_scale_error = Some(message.clone());
                 }
                 if self.mapping_at + 1 < self.mappings.len() {
                     self.phase = Phase::Scale;
@@ -553,19 +640,18 @@ impl HpaSync {
                     .cloned()
                     .unwrap_or_default();
                 self.current = scale.spec.replicas;
-                self.scale = Some(scale);
+                self.scale = Some(scale.clone());
                 self.after_scale();
             }
-            (Phase::Pods, HpaAnswer::Pods { pods }) => self.after_pods(pods),
             (Phase::Metric(i), HpaAnswer::Metric { response }) => {
-                self.metric_answered(i, &response);
+                self.metric_answered(i, response);
                 self.metric(i + 1);
             }
             (Phase::Update, HpaAnswer::Ok) => self.rescaled(),
             (Phase::Update, HpaAnswer::Error { reason, message }) => {
                 // H-51: after any failed write the scale is read again.
                 self.phase = Phase::Reget {
-                    error: ApiError::new(&reason, message),
+                    error: ApiError::new(reason, message.clone()),
                 };
                 let name = self.input.hpa.spec.scale_target_ref.name.clone();
                 let namespace = self.namespace();
@@ -578,7 +664,7 @@ impl HpaSync {
             }
             (Phase::Reget { error }, answer) => {
                 if let HpaAnswer::Scale { scale } = answer {
-                    self.scale = Some(scale);
+                    self.scale = Some(scale.clone());
                 }
                 if error.reason == "Conflict" && self.attempts < MAX_SCALE_ATTEMPTS {
                     self.update_scale();
@@ -587,12 +673,12 @@ impl HpaSync {
                 }
             }
             (Phase::FailureStatus { error, event }, answer) => {
-                self.status_answered(&answer, true);
+                self.status_answered(answer, true);
                 self.events.extend(event);
                 self.finish(Some(error));
             }
             (Phase::FinalStatus, answer) => {
-                if let Some(e) = self.status_answered(&answer, false) {
+                if let Some(e) = self.status_answered(answer, false) {
                     self.error = Some(e);
                 }
                 let error = self.error.take();

@@ -183,3 +183,174 @@ fn remember(list: &mut Vec<Recommendation>, old: Option<usize>, rec: Recommendat
         None => list.push(rec),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NOW: Time = Time::from_unix_seconds(1_800_000_000);
+
+    fn ago(s: i64) -> Time {
+        NOW.plus(Duration::from_seconds(-s))
+    }
+
+    fn recs(list: &[(i32, i64)]) -> HpaMemory {
+        HpaMemory {
+            recommendations: Some(
+                list.iter()
+                    .map(|&(r, s)| Recommendation {
+                        recommendation: r,
+                        timestamp: ago(s),
+                    })
+                    .collect(),
+            ),
+            ..HpaMemory::default()
+        }
+    }
+
+    fn values(m: &HpaMemory) -> Vec<i32> {
+        m.recommendations
+            .iter()
+            .flatten()
+            .map(|r| r.recommendation)
+            .collect()
+    }
+
+    #[test]
+    fn h104_legacy_stabilization_is_a_max_and_recycles_the_last_old_entry() {
+        // HT-48 (window 5 min): (history, proposal) → (result, length).
+        let w = Duration::from_seconds(300);
+        let mut m = recs(&[]);
+        assert_eq!((m.stabilize_legacy(5, w, NOW), values(&m).len()), (5, 1));
+        let mut m = recs(&[(4, 120), (5, 60)]);
+        assert_eq!((m.stabilize_legacy(3, w, NOW), values(&m).len()), (5, 3));
+        let mut m = recs(&[(1, 120), (2, 60)]);
+        assert_eq!((m.stabilize_legacy(3, w, NOW), values(&m).len()), (3, 3));
+        let mut m = recs(&[(10, 600), (9, 540)]);
+        assert_eq!((m.stabilize_legacy(3, w, NOW), values(&m).len()), (3, 2));
+        let mut m = recs(&[(10, 600), (4, 60), (5, 120), (9, 540)]);
+        assert_eq!(
+            (m.stabilize_legacy(3, w, NOW), values(&m)),
+            (5, vec![10, 4, 5, 3])
+        );
+        // T-05: an entry exactly at the cutoff still counts.
+        let mut m = recs(&[(9, 300)]);
+        assert_eq!(m.stabilize_legacy(3, w, NOW), 9);
+    }
+
+    #[test]
+    fn h110_behavior_stabilization_bounds_current_between_the_windows() {
+        // HT-49 rows: (history, current, proposal, up window, down window) → result.
+        let s = |h: &[(i32, i64)], current, d, up, down| {
+            let mut m = recs(h);
+            let r = m.stabilize_with_windows(
+                current,
+                d,
+                Duration::from_seconds(up),
+                Duration::from_seconds(down),
+                NOW,
+            );
+            (r, values(&m))
+        };
+        assert_eq!(s(&[], 100, 5, 0, 0), (5, vec![5]));
+        assert_eq!(s(&[(4, 120), (5, 60)], 100, 3, 0, 180), (5, vec![4, 5, 3]));
+        assert_eq!(s(&[(4, 120), (5, 60)], 1, 7, 300, 0), (4, vec![4, 5, 7]));
+        assert_eq!(s(&[(1, 120), (2, 60)], 100, 3, 300, 0).0, 3);
+        assert_eq!(s(&[(10, 600), (9, 540)], 100, 3, 0, 0), (3, vec![10, 3]));
+        assert_eq!(
+            s(&[(10, 600), (9, 540)], 1, 100, 0, 0),
+            (100, vec![10, 100])
+        );
+        assert_eq!(
+            s(&[(10, 6000), (6, 60), (5, 120), (9, 180)], 1, 100, 300, 0),
+            (5, vec![100, 6, 5, 9])
+        );
+        assert_eq!(s(&[(2, 6000), (3, 180)], 2, 1, 300, 300).0, 2);
+        // An entry exactly at a cutoff is in neither window and not old (T-05).
+        assert_eq!(s(&[(9, 300)], 3, 3, 0, 300), (3, vec![9, 3]));
+    }
+
+    #[test]
+    fn h108_the_first_sync_remembers_the_current_size_but_an_empty_list_stays_empty() {
+        let mut m = HpaMemory::default();
+        m.record_initial(7, NOW);
+        assert_eq!(values(&m), vec![7]);
+        let mut m = recs(&[]);
+        m.record_initial(7, NOW);
+        assert!(values(&m).is_empty());
+    }
+
+    #[test]
+    fn h121_scale_events_recycle_the_last_outdated_entry_of_their_direction() {
+        // HT-51: a change of 5 from 10 up, policies' longest period 60 s.
+        let ev = |c, s, outdated| ScaleEvent {
+            replica_change: c,
+            timestamp: ago(s),
+            outdated,
+        };
+        let store = |list: Vec<ScaleEvent>, longest| {
+            let mut m = HpaMemory {
+                scale_up_events: Some(list),
+                ..HpaMemory::default()
+            };
+            m.store_scale_event(10, 15, longest, NOW);
+            m.scale_up_events
+                .unwrap_or_default()
+                .iter()
+                .map(|e| (e.replica_change, e.outdated))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(store(vec![], 60), vec![(5, false)]);
+        assert_eq!(store(vec![ev(7, 61, false)], 60), vec![(5, false)]);
+        assert_eq!(
+            store(vec![ev(7, 58, false)], 60),
+            vec![(7, false), (5, false)]
+        );
+        assert_eq!(
+            store(vec![ev(7, 61, false), ev(6, 59, false)], 60),
+            vec![(5, false), (6, false)]
+        );
+        assert_eq!(
+            store(
+                vec![
+                    ev(8, 29, false),
+                    ev(6, 59, false),
+                    ev(7, 61, false),
+                    ev(9, 61, false)
+                ],
+                60
+            ),
+            vec![(8, false), (6, false), (7, true), (5, false)]
+        );
+        assert_eq!(
+            store(vec![ev(7, 58, false), ev(6, 59, false)], 120),
+            vec![(7, false), (6, false), (5, false)]
+        );
+    }
+
+    #[test]
+    fn h117_changes_count_strictly_inside_the_period_whatever_the_outdated_flag() {
+        let m = HpaMemory {
+            scale_up_events: Some(vec![
+                ScaleEvent {
+                    replica_change: 2,
+                    timestamp: ago(15),
+                    outdated: true,
+                },
+                ScaleEvent {
+                    replica_change: 3,
+                    timestamp: ago(14),
+                    outdated: false,
+                },
+            ]),
+            scale_down_events: Some(vec![ScaleEvent {
+                replica_change: 4,
+                timestamp: ago(1),
+                outdated: false,
+            }]),
+            ..HpaMemory::default()
+        };
+        assert_eq!(m.changes_within(15, NOW), (3, 4));
+        assert_eq!(m.changes_within(16, NOW), (5, 4));
+    }
+}

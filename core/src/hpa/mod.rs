@@ -54,7 +54,7 @@ pub use calculator::Tolerances;
 pub use events::HpaEvent;
 pub use machine::{
     run_sync, GroupResource, HpaAnswer, HpaCall, HpaStep, HpaSync, HpaSyncDone, HpaSyncInput,
-    RegisteredHpa,
+    HpaSyncState, RegisteredHpa,
 };
 pub use memory::{HpaMemory, Recommendation, ScaleEvent};
 pub use metrics::MetricQuery;

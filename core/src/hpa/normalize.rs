@@ -281,3 +281,171 @@ pub(crate) fn longest_period(rules: Option<&ScalingRules>) -> i32 {
         .map(|p| p.period_seconds)
         .fold(0, i32::max)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hpa::memory::ScaleEvent;
+    use crate::hpa::model::ScalingPolicy;
+
+    const NOW: Time = Time::from_unix_seconds(1_800_000_000);
+    const TEST_CAP: LegacyCap = LegacyCap {
+        factor: 8.0,
+        minimum: 4.0,
+    };
+
+    fn b(current: i32, min: i32, max: i32) -> Bounds {
+        Bounds { current, min, max }
+    }
+
+    fn rules(select: &str, policies: &[(&str, i32, i32)]) -> ScalingRules {
+        ScalingRules {
+            stabilization_window_seconds: Some(0),
+            select_policy: Some(select.into()),
+            policies: Some(
+                policies
+                    .iter()
+                    .map(|&(t, v, p)| ScalingPolicy {
+                        type_: t.into(),
+                        value: v,
+                        period_seconds: p,
+                    })
+                    .collect(),
+            ),
+            tolerance: None,
+        }
+    }
+
+    /// Events of `changes` spread over the last `over` seconds (as upstream's test does).
+    fn spread(changes: &[i32], over: i64) -> Vec<ScaleEvent> {
+        let n = changes.len() as i64;
+        changes
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| ScaleEvent {
+                replica_change: c,
+                timestamp: NOW.plus(Duration::from_seconds(
+                    -over + over / (2 * n) + over / n * i as i64,
+                )),
+                outdated: false,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn h106_legacy_rules_check_min_first_then_the_cap_or_max() {
+        // HT-46 (upstream's test factor 8).
+        assert_eq!(legacy_rules(b(5, 3, 8), TEST_CAP, 7), (7, WITHIN_RANGE));
+        assert_eq!(legacy_rules(b(3, 2, 8), TEST_CAP, 1), (2, TOO_FEW));
+        assert_eq!(legacy_rules(b(1, 0, 10), TEST_CAP, 0), (0, WITHIN_RANGE));
+        assert_eq!(legacy_rules(b(20, 1, 10), TEST_CAP, 1000), (10, TOO_MANY));
+        assert_eq!(
+            legacy_rules(b(3, 1, 2000), TEST_CAP, 1000),
+            (24, SCALE_UP_LIMIT)
+        );
+        // kube-controller-manager's own factor: double, or 4.
+        let kcm = LegacyCap {
+            factor: 2.0,
+            minimum: 4.0,
+        };
+        assert_eq!(legacy_rules(b(1, 1, 100), kcm, 50), (4, SCALE_UP_LIMIT));
+        assert_eq!(legacy_rules(b(10, 1, 100), kcm, 50), (20, SCALE_UP_LIMIT));
+    }
+
+    #[test]
+    fn h115_h116_policy_limits_select_the_largest_or_smallest_change() {
+        // HT-47.
+        let m = HpaMemory::default();
+        let up = rules("Min", &[("Pods", 2, 60), ("Percent", 50, 60)]);
+        assert_eq!(scale_up_limit(&m, 1, Some(&up), NOW), 2);
+        let down = rules("Min", &[("Pods", 2, 60), ("Percent", 50, 60)]);
+        assert_eq!(scale_down_limit(&m, 5, Some(&down), NOW), 3);
+        let disabled = rules("Disabled", &[("Pods", 2, 60)]);
+        assert_eq!(scale_up_limit(&m, 7, Some(&disabled), NOW), 7);
+        assert_eq!(scale_down_limit(&m, 7, Some(&disabled), NOW), 7);
+    }
+
+    #[test]
+    fn h143_percent_policies_are_float64_not_integer_arithmetic() {
+        let m = HpaMemory::default();
+        let up = |current, percent| {
+            scale_up_limit(
+                &m,
+                current,
+                Some(&rules("Max", &[("Percent", percent, 15)])),
+                NOW,
+            )
+        };
+        let down = |current, percent| {
+            scale_down_limit(
+                &m,
+                current,
+                Some(&rules("Max", &[("Percent", percent, 15)])),
+                NOW,
+            )
+        };
+        assert_eq!(up(50, 10), 56, "ceil(50 × 1.1) is 56 in float64");
+        assert_eq!(up(100, 10), 111);
+        assert_eq!(up(25, 12), 29);
+        assert_eq!(up(50, 12), 57);
+        assert_eq!(down(5, 80), 0, "trunc(5 × 0.2) is 0 in float64");
+        assert_eq!(down(10, 80), 1);
+        assert_eq!(down(10, 90), 0);
+        assert_eq!(down(20, 80), 3);
+    }
+
+    #[test]
+    fn h112_h113_behavior_rate_limits_one_direction_at_a_time() {
+        // HT-50, a few rows.
+        let m = HpaMemory::default();
+        let def_up = rules("Max", &[("Pods", 4, 15), ("Percent", 100, 15)]);
+        let def_down = rules("Max", &[("Percent", 100, 15)]);
+        let rate = |m: &HpaMemory, up: &ScalingRules, down: &ScalingRules, bounds, d| {
+            behavior_rate(m, Some(up), Some(down), bounds, d, NOW)
+        };
+        assert_eq!(
+            rate(&m, &def_up, &def_down, b(5, 3, 8), 7),
+            (7, WITHIN_RANGE)
+        );
+        assert_eq!(rate(&m, &def_up, &def_down, b(3, 2, 8), 1), (2, TOO_FEW));
+        assert_eq!(
+            rate(&m, &def_up, &def_down, b(20, 1, 10), 1000),
+            (10, TOO_MANY)
+        );
+        assert_eq!(rate(&m, &def_up, &def_down, b(10, 1, 1000), 50).0, 20);
+        let one_percent = rules("Max", &[("Percent", 1, 60)]);
+        assert_eq!(
+            rate(&m, &one_percent, &def_down, b(3, 1, 1000), 1000),
+            (4, SCALE_UP_LIMIT)
+        );
+        let down_pods = rules("Max", &[("Pods", 20, 60), ("Percent", 1, 60)]);
+        assert_eq!(
+            rate(&m, &def_up, &down_pods, b(100, 1, 1000), 2),
+            (80, SCALE_DOWN_LIMIT)
+        );
+        // Events inside the period move its start: up events 1, 5, 9 within 120 s, Pods 150 per
+        // 120 s: 100 - 15 + 150 = 235.
+        let with_up = HpaMemory {
+            scale_up_events: Some(spread(&[1, 5, 9], 120)),
+            ..HpaMemory::default()
+        };
+        let pods150 = rules("Max", &[("Pods", 150, 120)]);
+        assert_eq!(
+            rate(&with_up, &pods150, &def_down, b(100, 1, 1000), 500).0,
+            235
+        );
+        // A limit on the wrong side of current is clamped to current (Pods 5 per 120 s).
+        let pods5 = rules("Max", &[("Pods", 5, 120)]);
+        assert_eq!(
+            rate(&with_up, &pods5, &def_down, b(100, 1, 1000), 500),
+            (100, SCALE_UP_LIMIT)
+        );
+    }
+
+    #[test]
+    fn h118_percent_only_scale_up_cannot_leave_zero() {
+        let m = HpaMemory::default();
+        let percent = rules("Max", &[("Percent", 100, 15)]);
+        assert_eq!(scale_up_limit(&m, 0, Some(&percent), NOW), 0);
+    }
+}

@@ -222,3 +222,148 @@ fn pod_level_request(pod: &HpaPod, resource: &str) -> Result<i64, String> {
         )
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const NOW: Time = Time::from_unix_seconds(1_800_000_000);
+
+    fn at(s: i64) -> String {
+        NOW.plus(Duration::from_seconds(-s)).to_rfc3339()
+    }
+
+    fn pod(v: serde_json::Value) -> HpaPod {
+        serde_json::from_value(v).unwrap()
+    }
+
+    fn startup() -> Startup {
+        Startup {
+            cpu_initialization: Duration::from_seconds(120),
+            readiness_delay: Duration::from_seconds(10),
+            now: NOW,
+        }
+    }
+
+    fn sample(taken_ago: i64, window: i64) -> Samples {
+        let mut s = Samples::default();
+        s.insert(
+            "p".into(),
+            Sample {
+                value: 100,
+                timestamp: Some(NOW.plus(Duration::from_seconds(-taken_ago))),
+                window: Duration::from_seconds(window),
+            },
+        );
+        s
+    }
+
+    fn class(p: &HpaPod, samples: &Samples, resource: &str) -> &'static str {
+        let g = group(&[p], samples, resource, startup());
+        match (g.ready, g.unready.len(), g.missing.len(), g.ignored.len()) {
+            (1, 0, 0, 0) => "ready",
+            (0, 1, 0, 0) => "unready",
+            (0, 0, 1, 0) => "missing",
+            (0, 0, 0, 1) => "ignored",
+            _ => "?",
+        }
+    }
+
+    fn running(start_ago: i64, ready: &str, transition_ago: i64) -> HpaPod {
+        pod(
+            json!({"metadata": {"name": "p"}, "status": {"phase": "Running", "startTime": at(start_ago),
+            "conditions": [{"type": "Ready", "status": ready, "lastTransitionTime": at(transition_ago)}]}}),
+        )
+    }
+
+    #[test]
+    fn h76_h77_pods_are_grouped_as_upstream_groups_them() {
+        // RT-22, row by row.
+        let succeeded = pod(json!({"metadata": {"name": "p"}, "status": {"phase": "Succeeded"}}));
+        assert_eq!(class(&succeeded, &sample(0, 60), "memory"), "ready");
+        let no_condition = pod(
+            json!({"metadata": {"name": "p"}, "status": {"phase": "Running", "startTime": at(60)}}),
+        );
+        assert_eq!(class(&no_condition, &sample(0, 60), "cpu"), "unready");
+        assert_eq!(
+            class(&running(60, "True", 30), &sample(0, 30), "cpu"),
+            "ready"
+        );
+        assert_eq!(
+            class(&running(60, "True", 30), &sample(0, 60), "cpu"),
+            "unready"
+        );
+        assert_eq!(
+            class(&running(600, "False", 594), &sample(0, 60), "cpu"),
+            "unready"
+        );
+        assert_eq!(
+            class(&running(180, "True", 180), &sample(120, 60), "cpu"),
+            "ready"
+        );
+        assert_eq!(
+            class(&running(600, "False", 540), &sample(0, 60), "cpu"),
+            "ready"
+        );
+        // start + delay is not strictly after the transition: ready.
+        assert_eq!(
+            class(&running(600, "False", 590), &sample(0, 60), "cpu"),
+            "ready"
+        );
+        assert_eq!(
+            class(&running(600, "True", 600), &Samples::default(), "cpu"),
+            "missing"
+        );
+        let pending = pod(json!({"metadata": {"name": "p"}, "status": {"phase": "Pending"}}));
+        assert_eq!(class(&pending, &sample(0, 60), "cpu"), "unready");
+        let deleting = pod(
+            json!({"metadata": {"name": "p", "deletionTimestamp": at(1)}, "status": {"phase": "Running"}}),
+        );
+        assert_eq!(class(&deleting, &sample(0, 60), "cpu"), "ignored");
+        let failed = pod(json!({"metadata": {"name": "p"}, "status": {"phase": "Failed"}}));
+        assert_eq!(class(&failed, &sample(0, 60), "cpu"), "ignored");
+        // H-78: for any other resource readiness is not consulted.
+        assert_eq!(
+            class(&running(60, "False", 30), &sample(0, 60), "memory"),
+            "ready"
+        );
+    }
+
+    fn request(v: serde_json::Value, container: &str, gate: bool) -> Result<i64, String> {
+        let p = pod(v);
+        requests(&[&p], container, "cpu", gate).map(|r| r["p"])
+    }
+
+    #[test]
+    fn h80_h81_requests_sum_containers_and_sidecars_or_take_the_pod_level_value() {
+        // RT-23.
+        let two = json!({"metadata": {"name": "p"}, "spec": {"containers": [
+            {"name": "container1", "resources": {"requests": {"cpu": "100m"}}},
+            {"name": "container2", "resources": {"requests": {"cpu": "50m"}}}]}});
+        assert_eq!(request(two.clone(), "", true), Ok(150));
+        assert_eq!(request(two, "container1", true), Ok(100));
+        let pod_level = json!({"metadata": {"name": "p"}, "spec": {"resources": {"requests": {"cpu": "800m"}},
+            "containers": [{"name": "container1"}, {"name": "container2", "resources": {"requests": {"cpu": "50m"}}}]}});
+        assert_eq!(request(pod_level.clone(), "", true), Ok(800));
+        assert_eq!(
+            request(pod_level, "", false),
+            Err("missing request for cpu in container container1 of Pod p".into())
+        );
+        let init = json!({"metadata": {"name": "p"}, "spec": {
+            "containers": [{"name": "app", "resources": {"requests": {"cpu": "100m"}}}],
+            "initContainers": [{"name": "plain", "resources": {"requests": {"cpu": "20m"}}},
+                               {"name": "sidecar", "restartPolicy": "Always", "resources": {"requests": {"cpu": "50m"}}}]}});
+        assert_eq!(request(init, "", true), Ok(150));
+        let one = json!({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "app",
+            "resources": {"requests": {"cpu": "100m"}}}]}});
+        assert_eq!(
+            request(one, "non-existent-container", true),
+            Err("container non-existent-container not found in Pod p".into())
+        );
+        // T-14: pod-level requests add the overhead, container sums do not.
+        let overhead = json!({"metadata": {"name": "p"}, "spec": {"resources": {"requests": {"cpu": "1"}},
+            "overhead": {"cpu": "250m"}, "containers": [{"name": "app"}]}});
+        assert_eq!(request(overhead, "", true), Ok(1250));
+    }
+}
