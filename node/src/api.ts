@@ -453,7 +453,14 @@ export async function runDeploymentSync(
   input: DeploymentSyncHostInput,
   host: (call: ApiCall) => ApiResult | Promise<ApiResult>,
 ): Promise<SyncDone> {
-  const run = new DeploymentSyncRun(input);
+  return drive(new DeploymentSyncRun(input), host);
+}
+
+/** A step machine in wasm memory, driven to its end by a host that answers each call. */
+async function drive<C, A, D>(
+  run: { next(): { step: "call"; call: C } | { step: "done"; done: D }; report(answer: A): void; free(): void },
+  host: (call: C) => A | Promise<A>,
+): Promise<D> {
   try {
     for (;;) {
       const step = run.next();
@@ -582,14 +589,5 @@ export async function runHpaSync(
   input: HpaSyncHostInput,
   host: (call: HpaCall) => HpaAnswer | Promise<HpaAnswer>,
 ): Promise<HpaSyncDone> {
-  const run = new HpaSyncRun(input);
-  try {
-    for (;;) {
-      const step = run.next();
-      if (step.step === "done") return step.done;
-      run.report(await host(step.call));
-    }
-  } finally {
-    run.free();
-  }
+  return drive(new HpaSyncRun(input), host);
 }
