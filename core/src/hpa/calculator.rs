@@ -90,7 +90,7 @@ impl Context<'_> {
 
 /// H-99/H-100: the pod samples of a response, later duplicates winning; the first
 /// sample's time.
-fn samples(resp: &MetricResponse) -> Result<(Samples, Option<Time>), String> {
+fn samples(resp: &MetricResponse) -> Result<(Samples<'_>, Option<Time>), String> {
     if let Some(e) = &resp.error {
         return Err(e.clone());
     }
@@ -99,7 +99,7 @@ fn samples(resp: &MetricResponse) -> Result<(Samples, Option<Time>), String> {
     out.reserve(list.len());
     for m in list {
         out.insert(
-            m.pod.clone(),
+            m.pod.as_str(),
             Sample {
                 value: m.value,
                 timestamp: m.timestamp,
@@ -111,7 +111,7 @@ fn samples(resp: &MetricResponse) -> Result<(Samples, Option<Time>), String> {
 }
 
 /// H-79: drops the samples of ignored and unready pods.
-fn drop_left_out(samples: &mut Samples, g: &Groups<'_>) {
+fn drop_left_out(samples: &mut Samples<'_>, g: &Groups<'_>) {
     for name in g.ignored.iter().chain(&g.unready) {
         samples.remove(*name);
     }
@@ -119,8 +119,8 @@ fn drop_left_out(samples: &mut Samples, g: &Groups<'_>) {
 
 /// H-83: (ratio, utilization, raw average) over the samples that have a request.
 fn utilization_ratio(
-    samples: &Samples,
-    requests: &crate::fxhash::FxHashMap<String, i64>,
+    samples: &Samples<'_>,
+    requests: &crate::fxhash::FxHashMap<&str, i64>,
     target: i32,
 ) -> Result<(f64, i32, i64), String> {
     let (mut usage, mut request, mut n) = (0_i64, 0_i64, 0_i64);
@@ -143,7 +143,7 @@ fn utilization_ratio(
 }
 
 /// H-92: (ratio, integer average) over every sample, unlisted pods' included.
-fn usage_ratio(samples: &Samples, target: i64) -> (f64, i64) {
+fn usage_ratio(samples: &Samples<'_>, target: i64) -> (f64, i64) {
     let sum = samples
         .values()
         .fold(0_i64, |acc, s| acc.wrapping_add(s.value));
@@ -176,21 +176,21 @@ pub(crate) fn go_i64(x: f64) -> i64 {
 /// How the rebalance of H-85/H-91 fills a pod without a sample on a scale-down.
 enum MissingFill<'r> {
     /// Utilization: its request times max(100, target) percent.
-    Requests(&'r crate::fxhash::FxHashMap<String, i64>, i64),
+    Requests(&'r crate::fxhash::FxHashMap<&'r str, i64>, i64),
     /// Plain metrics: exactly the target.
     Target(i64),
 }
 
 /// H-84..H-87 / H-91: the count from a first ratio, with the missing and unready pods'
 /// assumptions when there are any. `recompute` gives the ratio of the updated samples.
-fn count(
+fn count<'a>(
     current: i32,
     ratio: f64,
-    mut samples: Samples,
-    g: &Groups<'_>,
+    mut samples: Samples<'a>,
+    g: &Groups<'a>,
     fill: MissingFill<'_>,
     tolerances: Tolerances,
-    recompute: impl Fn(&Samples) -> Result<f64, String>,
+    recompute: impl Fn(&Samples<'a>) -> Result<f64, String>,
 ) -> Result<i32, String> {
     let up_with_unready = !g.unready.is_empty() && ratio > 1.0;
     if !up_with_unready && g.missing.is_empty() {
@@ -208,23 +208,23 @@ fn count(
         for name in &g.missing {
             let value = match &fill {
                 MissingFill::Requests(requests, percent) => requests
-                    .get(*name)
+                    .get(name)
                     .copied()
                     .unwrap_or(0)
                     .wrapping_mul(*percent)
                     .wrapping_div(100),
                 MissingFill::Target(t) => *t,
             };
-            samples.insert((*name).to_owned(), Sample { value, ..zero });
+            samples.insert(name, Sample { value, ..zero });
         }
     } else if ratio > 1.0 {
         for name in &g.missing {
-            samples.insert((*name).to_owned(), zero);
+            samples.insert(name, zero);
         }
     }
     if up_with_unready {
         for name in &g.unready {
-            samples.insert((*name).to_owned(), zero);
+            samples.insert(name, zero);
         }
     }
     let new_ratio = recompute(&samples)?;
@@ -329,7 +329,7 @@ pub fn pods_metric_replicas(
 /// H-91 `calcPlainMetricReplicas`.
 fn plain_replicas(
     ctx: &Context<'_>,
-    mut samples: Samples,
+    mut samples: Samples<'_>,
     current: i32,
     target: i64,
     resource: &str,

@@ -9,6 +9,8 @@
 //! does not replay: each answer is folded into the machine's state as it arrives, so a
 //! metric over 10,000 pods is computed once.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -289,12 +291,23 @@ pub enum HpaAnswer {
     },
     /// The answer to `listPods`.
     Pods {
-        #[serde(deserialize_with = "crate::objects::objects")]
+        #[serde(deserialize_with = "shared_objects")]
         #[cfg_attr(feature = "ts", ts(type = "Array<{ [key: string]: any }>"))]
-        pods: Vec<HpaPod>,
+        pods: Arc<Vec<HpaPod>>,
     },
     /// The answer to `fetchMetric`.
-    Metric { response: MetricResponse },
+    Metric {
+        #[cfg_attr(feature = "ts", ts(as = "MetricResponse"))]
+        response: Arc<MetricResponse>,
+    },
+}
+
+/// A list of objects shared between the host's answer and the machine (a host that
+/// answers the same pods to many syncs pays for one list).
+fn shared_objects<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Arc<Vec<HpaPod>>, D::Error> {
+    crate::objects::objects(d).map(Arc::new)
 }
 
 impl HpaAnswer {
@@ -379,7 +392,9 @@ pub struct HpaSync {
     min: i32,
     selector: Option<Selector>,
     selector_text: Option<String>,
-    pods: Vec<HpaPod>,
+    /// The pods answered (every one) and which of them the selector names.
+    pods: Arc<Vec<HpaPod>>,
+    listed: Vec<usize>,
     statuses: Option<Vec<MetricStatus>>,
     aggregate: Aggregate,
     desired: i32,
@@ -419,7 +434,8 @@ impl HpaSync {
             min: hpa.spec.min_replicas.unwrap_or(1),
             selector: None,
             selector_text: None,
-            pods: Vec::new(),
+            pods: Arc::new(Vec::new()),
+            listed: Vec::new(),
             statuses: None,
             aggregate: Aggregate::default(),
             desired: 0,
@@ -451,7 +467,7 @@ impl HpaSync {
         let mut answers = self.answers.clone();
         if let Some(slot) = self.pods_answer.and_then(|i| answers.get_mut(i)) {
             *slot = HpaAnswer::Pods {
-                pods: self.pods.clone(),
+                pods: Arc::clone(&self.pods),
             };
         }
         HpaSyncState {
@@ -522,7 +538,9 @@ impl HpaSync {
             // The pods are kept once (filtered, which replays the same): not twice.
             HpaAnswer::Pods { pods } => {
                 self.pods_answer = Some(self.answers.len());
-                self.answers.push(HpaAnswer::Pods { pods: Vec::new() });
+                self.answers.push(HpaAnswer::Pods {
+                    pods: Arc::new(Vec::new()),
+                });
                 self.phase = Phase::Finished;
                 self.after_pods(pods);
             }
@@ -787,16 +805,21 @@ impl HpaSync {
         }
     }
 
-    fn after_pods(&mut self, pods: Vec<HpaPod>) {
+    fn after_pods(&mut self, pods: Arc<Vec<HpaPod>>) {
         let ns = self.input.hpa.metadata.namespace.clone();
         let selector = self.selector.clone().unwrap_or(Selector::Nothing);
-        self.pods = pods
-            .into_iter()
-            .filter(|p| p.metadata.namespace == ns && selector.matches(p.metadata.labels.as_ref()))
+        self.listed = pods
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| {
+                p.metadata.namespace == ns && selector.matches(p.metadata.labels.as_ref())
+            })
+            .map(|(i, _)| i)
             .collect();
+        self.pods = pods;
         // H-59: the registered HPAs of the namespace whose stored selector matches one of
         // these pods; this HPA's own (just stored) selector matches them all.
-        if !self.pods.is_empty() {
+        if !self.listed.is_empty() {
             let mut keys = vec![self.input.key.clone()];
             for other in &self.input.other_hpa_selectors {
                 let key = format!("{}/{}", other.namespace, other.name);
@@ -807,8 +830,7 @@ impl HpaSync {
                     continue;
                 };
                 if self
-                    .pods
-                    .iter()
+                    .listed_pods()
                     .any(|p| theirs.matches(p.metadata.labels.as_ref()))
                     && !keys.contains(&key)
                 {
@@ -859,6 +881,11 @@ impl HpaSync {
         self.metrics_done();
     }
 
+    /// The pods of the namespace that the selector names (H-59, H-82).
+    fn listed_pods(&self) -> impl Iterator<Item = &HpaPod> {
+        self.listed.iter().filter_map(|&i| self.pods.get(i))
+    }
+
     fn context<'a>(&self, pods: &'a [&'a HpaPod]) -> Context<'a> {
         Context {
             pods,
@@ -880,7 +907,7 @@ impl HpaSync {
         let Some(spec) = self.input.hpa.metrics().get(i) else {
             return;
         };
-        let pods: Vec<&HpaPod> = self.pods.iter().collect();
+        let pods: Vec<&HpaPod> = self.listed_pods().collect();
         let ctx = self.context(&pods);
         let counts = ScaleCounts {
             spec: self.scale.as_ref().map_or(0, |s| s.spec.replicas),

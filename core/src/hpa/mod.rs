@@ -29,7 +29,7 @@
 //!     },
 //!     HpaCall::GetScale { .. } => HpaAnswer::Scale { scale: serde_json::from_str(
 //!         r#"{"spec": {"replicas": 2}, "status": {"replicas": 2, "selector": "app=web"}}"#).unwrap() },
-//!     HpaCall::ListPods { .. } => HpaAnswer::Pods { pods: vec![] },
+//!     HpaCall::ListPods { .. } => HpaAnswer::Pods { pods: Default::default() },
 //!     HpaCall::FetchMetric { .. } => HpaAnswer::Metric { response: serde_json::from_str(
 //!         r#"{"externalValues": [60000]}"#).unwrap() },
 //!     _ => HpaAnswer::Ok,

@@ -27,7 +27,7 @@ pub(crate) struct Sample {
 }
 
 /// Samples by pod name; names of pods that are not listed are kept (H-79).
-pub(crate) type Samples = FxHashMap<String, Sample>;
+pub(crate) type Samples<'a> = FxHashMap<&'a str, Sample>;
 
 /// H-76: the pods of a listing by class; `ready` is a count, the others pod names.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -107,12 +107,12 @@ pub(crate) fn ready_count(pods: &[&HpaPod]) -> i64 {
 
 /// H-80/H-81: each listed pod's request of `resource` in milli-units (all pods, ignored
 /// and unready ones included); the first pod that lacks one fails the metric.
-pub(crate) fn requests(
-    pods: &[&HpaPod],
+pub(crate) fn requests<'p>(
+    pods: &[&'p HpaPod],
     container: &str,
     resource: &str,
     pod_level_gate: bool,
-) -> Result<FxHashMap<String, i64>, String> {
+) -> Result<FxHashMap<&'p str, i64>, String> {
     let mut out = FxHashMap::default();
     out.reserve(pods.len());
     for pod in pods {
@@ -121,7 +121,7 @@ pub(crate) fn requests(
         } else {
             container_request(pod, container, resource)?
         };
-        out.insert(pod.metadata.name.clone(), request);
+        out.insert(pod.metadata.name.as_str(), request);
     }
     Ok(out)
 }
@@ -246,10 +246,10 @@ mod tests {
         }
     }
 
-    fn sample(taken_ago: i64, window: i64) -> Samples {
+    fn sample(taken_ago: i64, window: i64) -> Samples<'static> {
         let mut s = Samples::default();
         s.insert(
-            "p".into(),
+            "p",
             Sample {
                 value: 100,
                 timestamp: Some(NOW.plus(Duration::from_seconds(-taken_ago))),
@@ -259,7 +259,7 @@ mod tests {
         s
     }
 
-    fn class(p: &HpaPod, samples: &Samples, resource: &str) -> &'static str {
+    fn class(p: &HpaPod, samples: &Samples<'_>, resource: &str) -> &'static str {
         let g = group(&[p], samples, resource, startup());
         match (g.ready, g.unready.len(), g.missing.len(), g.ignored.len()) {
             (1, 0, 0, 0) => "ready",

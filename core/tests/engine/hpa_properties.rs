@@ -90,7 +90,9 @@ fn answer(c: &Case, call: &HpaCall) -> HpaAnswer {
                 "status": {"replicas": c.current, "selector": "app=web"}}))
             .unwrap(),
         },
-        HpaCall::ListPods { .. } => HpaAnswer::Pods { pods: vec![] },
+        HpaCall::ListPods { .. } => HpaAnswer::Pods {
+            pods: Default::default(),
+        },
         HpaCall::FetchMetric { .. } => HpaAnswer::Metric {
             response: serde_json::from_value(json!({"externalValues": [c.usage]})).unwrap(),
         },
@@ -170,7 +172,7 @@ proptest! {
                 0 => HpaAnswer::Ok,
                 1 => HpaAnswer::Error { reason: "Conflict".into(), message: "conflict".into() },
                 2 => HpaAnswer::Mappings { resources: vec![] },
-                3 => HpaAnswer::Pods { pods: vec![] },
+                3 => HpaAnswer::Pods { pods: Default::default() },
                 4 => HpaAnswer::Metric { response: serde_json::from_value(json!({"podMetrics": [{"pod": "x", "value": -5}]})).unwrap() },
                 _ => HpaAnswer::Metric { response: serde_json::from_value(json!({"error": "down"})).unwrap() },
             };

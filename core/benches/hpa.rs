@@ -1,0 +1,153 @@
+//! The autoscaler's sync on upstream's benchmark inputs (`benches/data/hpa-{100,1000,10000}-pods`:
+//! an HPA with three metrics, cpu utilization, memory average value and a Pods metric,
+//! over 100 / 1,000 / 10,000 ready pods, 20 remembered recommendations; the same inputs
+//! upstream's `BenchmarkHPAReconcile` times, `../shared/bench/README.md`).
+//!
+//! Each iteration is the whole step machine: `HpaSync::new` on the input (the HPA parsed
+//! beforehand, as upstream's informer cache holds it), then every call answered with an
+//! answer prepared outside the loop (the mapping, the Scale, the pod list, the three metric
+//! responses), to the status write. Upstream's loop likewise builds each metric map anew.
+//!
+//! `cargo bench -p replicore --bench hpa` prints criterion's figures, then one line per
+//! size with the median of its own timing loop beside upstream's quiet median on this
+//! machine (`upstream / engine` = how many times faster).
+
+use std::hint::black_box;
+use std::io::Read;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use replicore::hpa::{GroupResource, HpaAnswer, HpaCall, HpaSync, HpaSyncInput};
+use serde_json::{json, Value};
+
+/// Upstream's quiet medians on this machine (ns per `reconcileAutoscaler`, client-go
+/// fakes; `../shared/bench/README.md`).
+const UPSTREAM_NS: [(usize, f64); 3] =
+    [(100, 330_746.0), (1000, 3_338_656.0), (10000, 57_825_336.0)];
+
+fn case(pods: usize) -> Value {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("benches/data/hpa-{pods}-pods.json.gz"));
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(&path).expect("bench data"))
+        .read_to_string(&mut text)
+        .expect("gzip");
+    let cases: Vec<Value> = serde_json::from_str(&text).expect("json");
+    cases.into_iter().next().expect("one case")
+}
+
+/// The input and the answers of one sync, in call order.
+struct Prepared {
+    input: HpaSyncInput,
+    mappings: HpaAnswer,
+    scale: HpaAnswer,
+    pods: HpaAnswer,
+    metrics: Vec<HpaAnswer>,
+}
+
+fn prepare(pods: usize) -> Prepared {
+    let c = case(pods);
+    let i = &c["input"];
+    let input = HpaSyncInput::from_value(json!({
+        "now": i["now"], "featureGates": i["featureGates"], "config": i["config"], "key": i["key"],
+        "hpa": i["hpa"], "memory": i["memory"],
+    }))
+    .expect("input");
+    Prepared {
+        input,
+        mappings: HpaAnswer::Mappings {
+            resources: vec![GroupResource {
+                group: "apps".into(),
+                resource: "deployments".into(),
+            }],
+        },
+        scale: HpaAnswer::Scale {
+            scale: serde_json::from_value(i["scale"].clone()).expect("scale"),
+        },
+        pods: HpaAnswer::Pods {
+            pods: serde_json::from_value(i["pods"].clone()).expect("pods"),
+        },
+        metrics: i["metrics"]
+            .as_array()
+            .expect("metrics")
+            .iter()
+            .map(|m| HpaAnswer::Metric {
+                response: serde_json::from_value(m.clone()).expect("metric"),
+            })
+            .collect(),
+    }
+}
+
+/// One whole sync; returns the replicas written to the status (to keep it alive).
+fn sync(p: &Prepared) -> usize {
+    let mut s = HpaSync::new(p.input.clone());
+    while let Some(call) = s.pending() {
+        let answer = match call {
+            HpaCall::ResolveTarget { .. } => p.mappings.clone(),
+            HpaCall::GetScale { .. } => p.scale.clone(),
+            HpaCall::ListPods { .. } => p.pods.clone(),
+            HpaCall::FetchMetric { index, .. } => p.metrics[*index].clone(),
+            _ => HpaAnswer::Ok,
+        };
+        s.report(answer).expect("answer fits");
+    }
+    s.into_done()
+        .map_or(0, |d| d.events.len() + d.status.desired_replicas as usize)
+}
+
+fn hpa(c: &mut Criterion) {
+    let mut group = c.benchmark_group("hpa_sync");
+    group
+        .measurement_time(Duration::from_secs(3))
+        .sample_size(20);
+    for (pods, _) in UPSTREAM_NS {
+        let p = prepare(pods);
+        group.bench_function(format!("{pods}"), |b| b.iter(|| black_box(sync(&p))));
+    }
+    group.finish();
+    summary();
+}
+
+/// The median of `rounds` timed batches, per sync, beside upstream's figure.
+fn summary() {
+    let mut engine_1k = 0.0;
+    for (pods, upstream) in UPSTREAM_NS {
+        let p = prepare(pods);
+        let batch = (2_000_000 / pods).max(1);
+        let mut per = Vec::new();
+        for _ in 0..15 {
+            let start = Instant::now();
+            for _ in 0..batch {
+                black_box(sync(&p));
+            }
+            per.push(start.elapsed().as_nanos() as f64 / batch as f64);
+        }
+        per.sort_by(f64::total_cmp);
+        let median = per[per.len() / 2];
+        if pods == 1000 {
+            engine_1k = median;
+        }
+        let linear = if pods == 10000 && engine_1k > 0.0 {
+            format!(
+                ", {:.1}x the 1,000-pod time (upstream 17x)",
+                median / engine_1k
+            )
+        } else {
+            String::new()
+        };
+        println!(
+            "hpa sync, {pods:>5} pods: {:>9.1} µs median (upstream {:>8.1} µs: {:.0}x faster{linear})",
+            median / 1000.0,
+            upstream / 1000.0,
+            upstream / median
+        );
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().configure_from_args();
+    targets = hpa
+}
+criterion_main!(benches);
