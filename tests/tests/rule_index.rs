@@ -8,7 +8,10 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+mod repo;
+use repo::{relative, root};
 
 /// The rule-id families, longest first so that `EC-01` is not read as `C-01`. `H` is the
 /// autoscaler's. The specifications' test facts (`HT-`, `RT-`) and traps (`T-`) are not
@@ -131,56 +134,28 @@ fn cites(text: &str) -> Vec<Cite> {
     out
 }
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the tests crate sits in the repository")
-        .to_path_buf()
-}
-
-fn relative(path: &Path) -> String {
-    path.strip_prefix(root())
-        .unwrap_or(path)
-        .to_string_lossy()
-        .replace('\\', "/")
-}
-
-fn source_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    entries.sort();
-    for path in entries {
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if path.is_dir() {
-            let rel = relative(&path);
-            // node/src/wasm*/ and node/src/*.small/ hold the wasm-bindgen build output.
-            let build_output = rel.starts_with("node/src/wasm") || name.ends_with(".small");
-            if !name.starts_with('.')
-                && !SKIPPED_DIR_NAMES.contains(&name.as_str())
-                && !build_output
-            {
-                source_files(&path, out);
-            }
-        } else if path
-            .extension()
-            .is_some_and(|e| SOURCE_EXTENSIONS.contains(&e.to_string_lossy().as_ref()))
-            && relative(&path) != SELF
-        {
-            out.push(path);
-        }
-    }
+/// Folders not scanned: hidden ones, those of `SKIPPED_DIR_NAMES`, and the wasm-bindgen
+/// build output in node/src/wasm*/ and node/src/*.small/.
+fn skipped(dir: &Path) -> bool {
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    name.starts_with('.')
+        || SKIPPED_DIR_NAMES.contains(&name.as_str())
+        || relative(dir).starts_with("node/src/wasm")
+        || name.ends_with(".small")
 }
 
 /// Ids cited by the code: each with the first place that cites it; and the ranges.
 fn code_cites() -> (BTreeMap<RuleId, String>, Vec<(RuleId, RuleId)>) {
     let mut files = Vec::new();
     for dir in SOURCE_DIRS {
-        source_files(&root().join(dir), &mut files);
+        files.extend(
+            repo::files(&root().join(dir), &SOURCE_EXTENSIONS, &skipped)
+                .into_iter()
+                .filter(|f| relative(f) != SELF),
+        );
     }
     assert!(
         files.len() > 100,
