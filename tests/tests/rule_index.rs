@@ -109,7 +109,7 @@ fn id_at(text: &[u8], at: usize) -> Option<(RuleId, usize)> {
     None
 }
 
-/// Every id cited in `text`; `X-a..X-b` (same family) is a range.
+/// Every id cited in `text`; `X-a..X-b` or `X-a–X-b` (same family) is a range.
 fn cites(text: &str) -> Vec<Cite> {
     let bytes = text.as_bytes();
     let mut out = Vec::new();
@@ -119,8 +119,12 @@ fn cites(text: &str) -> Vec<Cite> {
             i += 1;
             continue;
         };
-        if bytes.get(end..end + 2) == Some(b"..") {
-            if let Some((last, after)) = id_at(bytes, end + 2) {
+        // A range: `..` or an en dash between two ids of one family.
+        let separator = [&b".."[..], "–".as_bytes()]
+            .into_iter()
+            .find(|sep| bytes.get(end..end + sep.len()) == Some(*sep));
+        if let Some(sep) = separator {
+            if let Some((last, after)) = id_at(bytes, end + sep.len()) {
                 if last.family == id.family {
                     out.push(Cite::Range(id, last));
                     i = after;
@@ -380,10 +384,13 @@ fn the_scanner_reads_ids_and_ranges_and_nothing_else() {
         ]
     );
     assert_eq!(
-        cites("rules R-70..R-74, S-1..S-15"),
+        cites("rules R-70..R-74, S-1..S-15, H-40–H-45, R-01..D-02"),
         vec![
             Cite::Range(id("R", 70), id("R", 74)),
             Cite::Range(id("S", 1), id("S", 15)),
+            Cite::Range(id("H", 40), id("H", 45)),
+            Cite::One(id("R", 1)),
+            Cite::One(id("D", 2)),
         ]
     );
     // Test facts, traps, and names that only look like ids.
