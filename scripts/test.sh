@@ -49,7 +49,7 @@ npm --workspace node test --silent
 step "node --test, replicore-tools: the CLI, the operator and the dev server (with a kubectl 1.20 session)"
 npm --workspace tools test --silent
 
-step "operator benchmark over the dev-server (100 ReplicaSets, 10,000 pods, shipped Node flags; fails if the pods do not converge; figures printed, compared with kube-controller-manager's in the README)"
+step "operator benchmark over the dev-server (100 ReplicaSets, 10,000 pods, shipped Node flags; fails if the pods do not converge; figures printed, compared with kube-controller-manager's in docs/performance.md)"
 EVENT_SECONDS=10 npm --workspace tools run --silent bench:operator
 
 step "web playground: strict tsc, Vite build, Playwright in headless Chromium (screenshots in target/playground-screenshots/)"

@@ -1,23 +1,33 @@
 //! # replicore
 //!
-//! The decisions of the Kubernetes ReplicaSet controller as a pure engine: snapshots in,
-//! decisions out, no I/O, no clock, no global state. Given the owner, the pods and the
-//! expectations at an instant `now`, [`plan`] says which pods to adopt or release, how
-//! many to create in which slow-start batches, which to delete and why those; the host
-//! makes the API calls and hands their results to [`complete`], which says what status
-//! to write, how to correct the expectations, which events to record and when to look
-//! again. [`on_pod_event`] and [`on_owner_event`] say what a watch event asks for.
+//! The decisions of kube-controller-manager's scaling controllers (the ReplicaSet and
+//! Deployment controllers; the HorizontalPodAutoscaler's are to follow) as a pure engine:
+//! snapshots in, decisions out, no I/O, no clock, no global state. The host makes the API
+//! calls and reports their results; the engine says what they mean.
 //!
-//! Rules are cited by the ids of the behavioural specification (R-xx, S-x, E-xx); each
-//! family lives in one module: [`selector`], [`owner`], [`claim`], [`expectations`],
-//! [`slowstart`], [`rank`], [`status`], [`availability`], [`events`], [`sync`].
-//! Hosts that stream watch events keep their objects in a [`Store`] and plan from it.
-//! [`event_correlation`] says how the recorder writes the events a sync records (create,
-//! patch or drop, as client-go's `EventCorrelator`).
+//! **ReplicaSet.** Given the owner, the pods and the expectations at an instant `now`,
+//! [`plan`] says which pods to adopt or release, how many to create in which slow-start
+//! batches, which to delete and why those; the host makes the API calls and hands their
+//! results to [`complete`], which says what status to write, how to correct the
+//! expectations, which events to record and when to look again. [`on_pod_event`] and
+//! [`on_owner_event`] say what a watch event asks for. Each rule family lives in one
+//! module: [`selector`], [`owner`], [`claim`], [`expectations`], [`slowstart`], [`rank`],
+//! [`status`], [`availability`], [`events`], [`sync`]. Hosts that stream watch events
+//! keep their objects in a [`Store`] and plan from it.
 //!
-//! The Deployment controller's decisions are in [`deployment`]: one
-//! `syncDeployment(key)` as a step machine ([`deployment::DeploymentSync`]) that names
-//! each API call and takes its result, then says what the sync amounted to.
+//! **Deployment.** [`deployment`] holds one `syncDeployment(key)` as a step machine
+//! ([`deployment::DeploymentSync`]) that names each API call and takes its result, then
+//! says what the sync amounted to.
+//!
+//! **Shared.** [`event_correlation`] says how the recorder writes the events a sync
+//! records (create, patch or drop, as client-go's `EventCorrelator`); [`config`] holds
+//! the burst size, the owner kind and the feature gates.
+//!
+//! Rules are cited by id (`R-72`, `D-51`, `EC-02`, …). The repository's
+//! `docs/rules.md` states each one and names the function that implements it;
+//! `docs/architecture.md` describes the two protocols, the data flow from a host through
+//! wasm into this crate, and the invariants; `docs/embedding.md` shows the engine from
+//! Rust and JavaScript.
 //!
 //! ```
 //! use replicore::{plan, Config, Manage, SyncInput};

@@ -20,7 +20,7 @@ pub enum DelayMs {
     Range([Ms; 2]),
 }
 
-/// A number or a pair (see [`number_or_array`]).
+/// A number or a pair (see `number_or_array`).
 impl<'de> Deserialize<'de> for DelayMs {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
         number_or_array(
@@ -759,7 +759,7 @@ pub enum Nodes {
     Names(Vec<String>),
 }
 
-/// A count or a list of names (see [`number_or_array`]).
+/// A count or a list of names (see `number_or_array`).
 impl<'de> Deserialize<'de> for Nodes {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
         number_or_array(

@@ -575,7 +575,7 @@ export class DeployMode {
   }
 }
 
-/** examples/rollout.json's instant (the README's `replicore explain -f examples/rollout.json --now …`). */
+/** examples/rollout.json's instant (docs/cli.md's `replicore explain -f examples/rollout.json --now …`). */
 export const EXAMPLE_ROLLOUT_NOW = "2026-11-23T23:16:12Z";
 /** The shipped example, `examples/rollout.json`. */
 export const EXAMPLE_ROLLOUT_TEXT: string = exampleRollout;

@@ -229,11 +229,11 @@ describe("playground: the Deployment view", { skip: !chromiumPath ? "no Chromium
     assert.equal(l.filter((x) => x.new).length, 0, "the new template has no ReplicaSet yet");
     assert.deepEqual(l.map((x) => x.cells[3]), ["0", "0", "0", "10"]);
     const next = await page.$$eval("[data-testid=dep-next-sync] li", (items) => items.map((i) => i.dataset.rule));
-    assert.deepEqual(next, ["D-34", "D-71", "D-54", "D-71"], "the next sync's calls with their rules (README)");
+    assert.deepEqual(next, ["D-34", "D-71", "D-54", "D-71"], "the next sync's calls with their rules (docs/cli.md)");
     const conditions = await page.$$eval("[data-testid=conditions] tbody tr", (rows) => rows.map((r) => `${r.dataset.type}:${r.dataset.reason}`));
     assert.ok(conditions.includes("Available:MinimumReplicasAvailable"), conditions.join(", "));
     const f = await forecast(page);
-    // The README's `replicore explain -f examples/rollout.json --forecast`: complete after 30 s, peak 13, at least 8.
+    // docs/cli.md's `replicore explain -f examples/rollout.json --forecast`: complete after 30 s, peak 13, at least 8.
     assert.deepEqual([f.forecastEnd, f.forecastSeconds, f.forecastPeak, f.forecastMinAvailable], ["complete", "30", "13", "8"]);
     assert.equal(await page.$$eval("[data-testid=forecast-steps] tbody tr", (r) => r.length), 5);
     await screenshot(page, "deployment-imported", { fullPage: true });

@@ -1,6 +1,6 @@
 //! Claiming ReplicaSets and building the pod map (D-20..D-24). The ControllerRef rules
 //! themselves (adopt / release / ignore) are the ReplicaSet controller's, shared through
-//! [`crate::claim::verdict_of`] and its patches.
+//! `crate::claim::verdict_of` and its patches.
 
 use crate::claim::{
     adopt_patch_of, controlled_by, release_patch_of, verdict_of, Verdict, STRATEGIC_MERGE_PATCH,

@@ -8,7 +8,7 @@
 //! and writes the sum in decimal with every digit replaced from a "safe" alphabet.
 //!
 //! This module writes the same text without a Go value: it walks the JSON along the type
-//! layout in [`super::go_layout`], deciding for each Go field what encoding/json would have
+//! layout in `go_layout`, deciding for each Go field what encoding/json would have
 //! put there (absent, null, a value, or an error) and printing it the way go-spew prints
 //! that Go type. What encoding/json does and this walk mirrors:
 //!

@@ -23,7 +23,7 @@ options:
   --nodes N                 with --kubelet: fake nodes to schedule to (default 3)
   --watch-window N          watch events kept per resource; older versions get 410 Gone
                             (default 10000)
-faults (also at runtime through /_replicore/faults, see the README):
+faults (also at runtime through /_replicore/faults, see docs/dev-server.md):
   --latency MS              delay every API request
   --pod-quota N             403 Forbidden (exceeded quota) on pod creates once N pods exist
   --fail SPEC               fail requests: verb:resource[/sub]:status[:times[:after]],

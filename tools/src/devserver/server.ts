@@ -1,5 +1,5 @@
 // The fake Kubernetes API server: an in-memory HTTP server with the REST subset the
-// operator and kubectl use. See README ("The dev server") for the routes and the
+// operator and kubectl use. See docs/dev-server.md for the routes and the
 // control endpoints under /_replicore/.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
