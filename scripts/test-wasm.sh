@@ -30,11 +30,11 @@ done
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 
-# The simulator's and the explain report's bindings are features (modules of their own);
+# The simulator's and the explain report's bindings are features (the full module's);
 # test them with the rest.
-extra=(--features sim,explain)
+extra=(--features full)
 if [ $# -gt 0 ]; then
-  extra=(--features sim,explain -- "$@")
+  extra=(--features full -- "$@")
 fi
 
 # The number of tests that passed, summed over the test binaries of a run.

@@ -33,7 +33,7 @@ CARGO_TARGET_DIR=target/fuzz-stable cargo test --manifest-path fuzz/Cargo.toml -
 step "cargo-fuzz: every target for a bounded run (scripts/fuzz.sh 30)"
 bash scripts/fuzz.sh 30
 
-step "npm packages: replicore (wasm-pack build of four modules, three of them also for size, wasm-opt, tsc strict), then replicore-tools (tsc strict)"
+step "npm packages: replicore (wasm-pack build of three modules, the engine and the full module also for size, wasm-opt, tsc strict), then replicore-tools (tsc strict)"
 npm run --silent build
 
 step "TypeScript: the replicore package and a strict consumer of @kubernetes/client-node types; replicore-tools"
@@ -52,7 +52,7 @@ npm --workspace tools test --silent
 step "operator benchmark over the dev-server (100 ReplicaSets, 10,000 pods, shipped Node flags; fails if the pods do not converge; figures printed, compared with kube-controller-manager's in docs/performance.md)"
 EVENT_SECONDS=10 npm --workspace tools run --silent bench:operator
 
-step "web playground: strict tsc, Vite build, Playwright in headless Chromium (screenshots in target/playground-screenshots/)"
+step "web playground: strict tsc, Vite build, Playwright in headless Chromium (screenshots in target/playground-screenshots/; the wasm bytes the page fetches, gzip -9)"
 npm --workspace web-demo run --silent typecheck
 npm --workspace web-demo test --silent
 

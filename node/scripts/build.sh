@@ -1,21 +1,22 @@
 #!/usr/bin/env bash
-# Builds the `replicore` npm package: the wasm binding (wasm-pack, no downloads) four
-# times, the engine (`replicore`, without `explain`: the module an operator loads), the
-# engine with the explain report and pod facts (`replicore/explain`, for the CLI and the
-# playground), the engine with the seeded cluster simulator (`replicore/sim`, for the
-# playground) and the engine with the conformance judge (`replicore/judge`, for
-# `replicore conform`); wasm-opt from npm binaryen (never Debian's: its wasm-opt 108
-# produces modules that fail to load); then the TypeScript wrapper into dist/. Prints
-# each .wasm's size, raw and gzip. The CLI, operator and dev server are replicore-tools
-# (tools/), built after this package.
+# Builds the `replicore` npm package: the wasm binding (wasm-pack, no downloads) three
+# times, the engine (`replicore`, the binding without features: the module an operator
+# and an embedder load), the full module (`replicore/full`, feature `full`: the engine with
+# the explain report, the pod facts and the seeded cluster simulator, the one module the
+# playground and the CLI load; `replicore/explain` and `replicore/sim` are views over it)
+# and the engine with the conformance judge (`replicore/judge`, for `replicore conform`);
+# wasm-opt from npm binaryen (never Debian's: its wasm-opt 108 produces modules that fail
+# to load); then the TypeScript wrapper into dist/. Prints each .wasm's size, raw and
+# gzip. The CLI, operator and dev server are replicore-tools (tools/), built after this
+# package.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/../node_modules/.bin:$PATH"
 
-# Each module a browser loads (engine, explain, simulator) is built twice from the same
-# source: for speed (wasm-release: opt-level 3, wasm-opt -O3), the `.wasm` the `node`
-# condition loads, where an operator reads JSON on every sync and opt-level 3 reads it
-# about twice as fast; and for size (wasm-small: opt-level "z", wasm-opt -Oz), the
+# Each module a browser loads (engine, full) is built twice from the same source: for
+# speed (wasm-release: opt-level 3, wasm-opt -O3), the `.wasm` the `node` condition
+# loads, where an operator reads JSON on every sync and opt-level 3 reads it about twice
+# as fast; and for size (wasm-small: opt-level "z", wasm-opt -Oz), the
 # `*_small_bg.wasm` the browser entries fetch, a quarter smaller over the wire. Both
 # builds have the same exports, so they share one wasm-bindgen glue: the build checks
 # that the glue of the size build is byte for byte the glue kept. The judge runs in Node
@@ -87,15 +88,13 @@ wasm_module() {
 
 sizes=()
 wasm_module wasm replicore_wasm browser
-wasm_module wasm-explain replicore_explain browser --features explain
-wasm_module wasm-sim replicore_sim browser --features sim
+wasm_module wasm-full replicore_full browser --features full
 wasm_module wasm-judge replicore_judge node --features judge
 
 rm -rf dist
 tsc -p tsconfig.json
 cp -r src/wasm dist/wasm
-cp -r src/wasm-explain dist/wasm-explain
-cp -r src/wasm-sim dist/wasm-sim
+cp -r src/wasm-full dist/wasm-full
 cp -r src/wasm-judge dist/wasm-judge
 
 printf '%s\n' "${sizes[@]}"

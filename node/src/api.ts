@@ -1,10 +1,12 @@
-// The typed API over the wasm binding (the engine module, built without the `explain`
-// feature: what an operator loads; the explain report is `replicore/explain`, explain.ts).
-// The only work done here is what JavaScript must do before values cross: `Date` fields
-// (as @kubernetes/client-node returns them) become RFC 3339 strings; objects without
-// Dates are passed as they are. Every decision is the engine's.
+// The typed API over the wasm binding's engine surface: what an operator loads
+// (`replicore`, the engine module) and what the full module (`replicore/full`, with the
+// explain report and the simulator, explain.ts and sim.ts) also serves; instance.ts says
+// which instance answers. The only work done here is what JavaScript must do before values
+// cross: `Date` fields (as @kubernetes/client-node returns them) become RFC 3339 strings;
+// objects without Dates are passed as they are. Every decision is the engine's.
 
-import * as raw from "./wasm/replicore_wasm.js";
+import type * as Engine from "./wasm/replicore_wasm.js";
+import { engineMemory, raw } from "./instance.js";
 import { fromText, guard, iso, json, optJson, record, replicoreError, utf8, withNow } from "./json-text.js";
 import { compile, listOf, openObject, type FieldTree, type Writer } from "./pod-json.js";
 import type {
@@ -73,6 +75,11 @@ function written(): NonNullable<typeof writers> {
  */
 export function podFields(): FieldTree {
   return guard("", () => raw.podFields());
+}
+
+/** The wasm linear memory of the instance the engine API calls, in bytes (it grows with what is stored, and never shrinks). */
+export function wasmMemoryBytes(): number {
+  return engineMemory().buffer.byteLength;
 }
 
 /** The package (and engine) version. */
@@ -216,7 +223,7 @@ export function upstreamLess(a: Pod, rankA: number, b: Pod, rankB: number, optio
  * Call `free()` when done with a store (its memory lives in the wasm instance).
  */
 export class Store {
-  readonly #raw: raw.Store;
+  readonly #raw: Engine.Store;
 
   constructor(config?: Config) {
     this.#raw = guard("", () => new raw.Store(optJson(config, "config")));
@@ -297,8 +304,8 @@ export class Store {
 // ---------------------------------------------------------------------------------------
 // The seeded cluster simulator
 
-// The Simulator class is in its own entry point, "replicore/sim" (a second wasm module
-// with the simulator, so that this one stays small); its types are exported here too.
+// The Simulator class is in the full module's entries ("replicore/full", "replicore/sim"),
+// so that the engine module stays small; its types are exported here too.
 export type * from "./sim-types.js";
 
 // ---------------------------------------------------------------------------------------
@@ -325,7 +332,7 @@ export function correlateEvent(
  * `written` (client-go's `UpdateState`). Call `free()` when done.
  */
 export class EventCorrelator {
-  readonly #raw: raw.EventCorrelator;
+  readonly #raw: Engine.EventCorrelator;
 
   constructor(state?: EventCorrelatorState | null) {
     this.#raw = guard("", () => new raw.EventCorrelator(optJson(state, "state")));
@@ -404,12 +411,12 @@ const fromRaw: unique symbol = Symbol("DeploymentSyncRun.fromRaw");
  * Call `free()` when done (its memory lives in the wasm instance).
  */
 export class DeploymentSyncRun {
-  readonly #raw: raw.DeploymentSyncRun;
+  readonly #raw: Engine.DeploymentSyncRun;
 
   constructor(input: DeploymentSyncHostInput);
   /** @internal */
-  constructor(input: typeof fromRaw, run: raw.DeploymentSyncRun);
-  constructor(input: DeploymentSyncHostInput | typeof fromRaw, run?: raw.DeploymentSyncRun) {
+  constructor(input: typeof fromRaw, run: Engine.DeploymentSyncRun);
+  constructor(input: DeploymentSyncHostInput | typeof fromRaw, run?: Engine.DeploymentSyncRun) {
     if (input === fromRaw) {
       if (run === undefined) throw replicoreError("", "DeploymentSyncRun: no machine to resume", "INTERNAL");
       this.#raw = run;

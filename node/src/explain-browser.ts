@@ -1,7 +1,5 @@
-// Browser and bundler entry point of "replicore/explain": instantiates the explain
-// module's .wasm once, at import (top-level await). The build for size, as in browser.ts.
-import init from "./wasm-explain/replicore_explain.js";
-
-await init({ module_or_path: new URL("./wasm-explain/replicore_explain_small_bg.wasm", import.meta.url) });
+// Browser and bundler entry point of "replicore/explain": the explain report over the
+// full module, instantiated once by "replicore/full" (full-browser.ts).
+import "./full-browser.js";
 
 export * from "./explain.js";

@@ -1,8 +1,5 @@
-// Node entry point of "replicore/explain": loads the explain module's .wasm (the engine
-// with the explain report and pod facts) synchronously at import.
-import { readFileSync } from "node:fs";
-import { initSync } from "./wasm-explain/replicore_explain.js";
-
-initSync({ module: readFileSync(new URL("./wasm-explain/replicore_explain_bg.wasm", import.meta.url)) });
+// Node entry point of "replicore/explain": the explain report over the full module,
+// loaded once by "replicore/full" (full-node.ts).
+import "./full-node.js";
 
 export * from "./explain.js";

@@ -1,11 +1,12 @@
 // The typed API of "replicore/explain": the report `replicore explain` prints and the
 // playground's import shows, and the pod facts and rank-rule texts the playground draws.
-// A module of its own (the binding built with the `explain` feature, src/wasm-explain),
-// so that the engine module an operator loads (`replicore`) carries none of its code.
+// Over the full module (the binding built with the `full` feature, src/wasm-full), also
+// exported by "replicore/full"; the engine module an operator loads (`replicore`) carries
+// none of its code.
 // The argument checks and error mapping are the ones every entry shares (json-text.ts);
 // every decision is the engine's.
 
-import * as raw from "./wasm-explain/replicore_explain.js";
+import * as raw from "./wasm-full/replicore_full.js";
 import { fromText, guard, json, utf8, withNow } from "./json-text.js";
 import type { Explanation, ExplainOptions, HostInput, ReportOptions } from "./types.js";
 

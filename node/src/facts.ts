@@ -2,7 +2,7 @@
 // the engine's rules read it, the rank rules' texts, the deletion-cost annotation's key.
 // A typed wrapper over wasm/src/facts.rs; no rule is computed here.
 
-import * as raw from "./wasm-explain/replicore_explain.js";
+import * as raw from "./wasm-full/replicore_full.js";
 import { guard, optJson, utf8 } from "./json-text.js";
 import type { Config, PodFacts, RankRule } from "./types.js";
 

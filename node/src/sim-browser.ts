@@ -1,7 +1,5 @@
-// Browser and bundler entry point of "replicore/sim": instantiates the simulator's .wasm
-// once, at import (top-level await). The build for size, as in browser.ts.
-import init from "./wasm-sim/replicore_sim.js";
-
-await init({ module_or_path: new URL("./wasm-sim/replicore_sim_small_bg.wasm", import.meta.url) });
+// Browser and bundler entry point of "replicore/sim": the simulator over the full module,
+// instantiated once by "replicore/full" (full-browser.ts).
+import "./full-browser.js";
 
 export * from "./sim.js";

@@ -1,8 +1,9 @@
-// The seeded cluster simulator: a typed wrapper over the wasm `Simulator` class. Every
-// decision is the engine's (crate replicore-sim, sim/); this file only turns arguments into JSON text
+// The seeded cluster simulator: a typed wrapper over the full module's wasm `Simulator`
+// class ("replicore/sim", also exported by "replicore/full"). Every decision is the
+// engine's (crate replicore-sim, sim/); this file only turns arguments into JSON text
 // (the results carry the types generated from the simulator's Rust types).
 
-import * as raw from "./wasm-sim/replicore_sim.js";
+import * as raw from "./wasm-full/replicore_full.js";
 import { guard, json, utf8 } from "./json-text.js";
 import type { Config, FeatureGates, ReplicoreError } from "./types.js";
 import type {

@@ -1,5 +1,5 @@
 // The engine package is browser-safe: esbuild bundles `import { plan } from "replicore"`
-// (and the explain and sim entries) for the browser, and the bundle's module list holds no
+// (and the full, explain and sim entries) for the browser, and the bundle's module list holds no
 // @kubernetes/client-node, no prom-client and no Node built-in (`node:fs`, `fs`, …). The
 // same check over replicore-tools' CLI (tools/src/cli.ts), which does pull them in, finds
 // them: the check can fail.
@@ -56,18 +56,16 @@ test('the browser bundle of `import { plan } from "replicore"` holds no Node-onl
   // The browser entry and the engine's wasm glue are bundled (the module list is the package's) …
   assert.ok(inputs(meta).some((p) => p.endsWith("node/dist/browser.js")), inputs(meta).join("\n"));
   assert.ok(inputs(meta).some((p) => p.endsWith("node/dist/wasm/replicore_wasm.js")), inputs(meta).join("\n"));
-  // … and the explain report's module is not: an engine-only page loads the engine alone.
-  assert.ok(!inputs(meta).some((p) => p.includes("wasm-explain")), inputs(meta).join("\n"));
+  // … and the full module's is not: an engine-only page loads the engine alone.
+  assert.ok(!inputs(meta).some((p) => p.includes("wasm-full")), inputs(meta).join("\n"));
   assert.deepEqual(nodeOnlyModules(meta), []);
 });
 
-test("the browser bundles of replicore/explain and replicore/sim hold no Node-only module", async () => {
-  for (const [entry, glue] of [
-    ["replicore/explain", "node/dist/wasm-explain/replicore_explain.js"],
-    ["replicore/sim", "node/dist/wasm-sim/replicore_sim.js"],
-  ]) {
+test("the browser bundles of replicore/full, replicore/explain and replicore/sim hold the full module's glue and no Node-only module", async () => {
+  for (const entry of ["replicore/full", "replicore/explain", "replicore/sim"]) {
     const meta = await browserBundle({ contents: `import * as m from "${entry}";\nconsole.log(m);\n` });
-    assert.ok(inputs(meta).some((p) => p.endsWith(glue)), `${entry}: ${inputs(meta).join("\n")}`);
+    assert.ok(inputs(meta).some((p) => p.endsWith("node/dist/wasm-full/replicore_full.js")), `${entry}: ${inputs(meta).join("\n")}`);
+    assert.ok(!inputs(meta).some((p) => p.endsWith("node/dist/wasm/replicore_wasm.js")), `${entry}: ${inputs(meta).join("\n")}`);
     assert.deepEqual(nodeOnlyModules(meta), [], entry);
   }
 });

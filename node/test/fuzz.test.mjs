@@ -192,7 +192,7 @@ test("10,000 random calls over every export answer with a value or a ReplicoreEr
     deploymentReadsPods: () => replicore.deploymentReadsPods(arg(deployment)),
     deploymentObjectKeys: () => replicore.deploymentObjectKeys(),
   };
-  // The "replicore/explain" entry: its own module (the explain report and pod facts).
+  // The "replicore/explain" entry (the explain report and pod facts), over the full module.
   const explainApi = {
     explain: () => explainEntry.explain(arg(list), arg({ now: NOW })),
     explainText: () => explainEntry.explainText(rnd() < 0.3 ? JSON.stringify(list) : value(), arg({ now: NOW })),

@@ -38,7 +38,7 @@ test("the typed wrapper takes the binding's results without casts", () => {
   }
 });
 
-for (const dts of ["wasm/replicore_wasm.d.ts", "wasm-explain/replicore_explain.d.ts"]) {
+for (const dts of ["wasm/replicore_wasm.d.ts", "wasm-full/replicore_full.d.ts"]) {
   test(`no export of the wasm module ${dts} returns an untyped value`, () => {
     const text = read(dts);
     // Only the declarations of the module (not the init glue at the end).

@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 // The `replicore` command: explain, plan and conform over the replicore package's engine
 // (its Node entries, which load their .wasm synchronously), and the operator and dev
-// server of replicore-tools. Every failure is one line on stderr,
+// server of replicore-tools. Each command imports what it uses when it runs, so that a
+// process loads one wasm module: explain, plan and --version the full module
+// (`replicore/full`), conform the judge's (`replicore/judge`), the operator and the dev
+// server the engine module (`replicore`). Every failure is one line on stderr,
 // `replicore: <message>`, with exit 2 for usage errors and 1 otherwise; never a stack.
 
-import { version } from "replicore";
 import { conformCommand } from "./cli/conform.js";
 import { CliError, emit } from "./cli/io.js";
-import { planCommand } from "./cli/plan.js";
 
 const USAGE = `usage: replicore <command> [options]
 
@@ -40,12 +41,12 @@ examples:
 function run(args: string[]): number | Promise<number> {
   const [command, ...rest] = args;
   switch (command) {
-    // Loaded on demand: the explain report is a wasm module of its own (replicore/explain).
+    // Loaded on demand: explain and plan load the full module (replicore/full), which the
+    // operator and the dev server do not.
     case "explain":
       return import("./cli/explain.js").then((m) => m.explainCommand(rest)).then(() => 0);
     case "plan":
-      planCommand(rest);
-      return 0;
+      return import("./cli/plan.js").then((m) => m.planCommand(rest)).then(() => 0);
     case "conform":
       return conformCommand(rest);
     // Loaded on demand: the operator pulls in @kubernetes/client-node.
@@ -60,8 +61,7 @@ function run(args: string[]): number | Promise<number> {
       return 0;
     case "-V":
     case "--version":
-      emit(`replicore ${version()}\n`);
-      return 0;
+      return import("replicore/full").then(({ version }) => emit(`replicore ${version()}\n`)).then(() => 0);
     case undefined:
       process.stderr.write(USAGE);
       return 2;

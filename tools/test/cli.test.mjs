@@ -1,11 +1,14 @@
-// The replicore CLI (dist/cli.js, spawned): explain, plan, help, and bad input.
+// The replicore CLI (dist/cli.js, spawned): explain, plan, help, bad input, and the one wasm
+// module a command loads.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { rankPods } from "replicore";
-import { NOW, assertOneLineError, cluster, clusterFile, controllerOf, run } from "./helpers.mjs";
+import { NOW, assertOneLineError, cli, cluster, clusterFile, controllerOf, repo, run } from "./helpers.mjs";
 
 const tmp = mkdtempSync(join(tmpdir(), "replicore-cli-"));
 function file(name, text) {
@@ -346,5 +349,31 @@ describe("plan", () => {
     assertOneLineError(r, { status: 1, match: /bad-input\.json: pods\[0\]\.metadata\.creationTimestamp: invalid RFC 3339 timestamp "later"/ });
     const missing = run(["plan", "-f", file("no-now.json", JSON.stringify({ owner }))]);
     assertOneLineError(missing, { status: 1, match: /no-now\.json: now: is required/ });
+  });
+});
+
+describe("the wasm module a command loads", () => {
+  // Wraps WebAssembly.Module before the CLI starts and, at exit, writes the byte sizes of
+  // the modules compiled as the last line of stderr.
+  const hook = `const M = WebAssembly.Module; const sizes = [];
+    WebAssembly.Module = function (bytes) { sizes.push(bytes.byteLength); return new M(bytes); };
+    process.on("exit", () => process.stderr.write("compiled " + JSON.stringify(sizes) + "\\n"));`;
+  const compiled = (args) => {
+    const r = spawnSync(process.execPath, ["--import", `data:text/javascript,${encodeURIComponent(hook)}`, cli, ...args], { cwd: repo, encoding: "utf8" });
+    assert.equal(r.status, 0, r.stderr);
+    const last = r.stderr.trimEnd().split("\n").at(-1) ?? "";
+    assert.match(last, /^compiled \[/, r.stderr);
+    return JSON.parse(last.slice("compiled ".length));
+  };
+  const sizeOf = (specifier, wasm) => statSync(fileURLToPath(new URL(wasm, import.meta.resolve(specifier)))).size;
+
+  test("explain, plan and --version compile one module, the full one (replicore/full)", () => {
+    const full = sizeOf("replicore/full", "./wasm-full/replicore_full_bg.wasm");
+    const owner = cluster().items.find((i) => i.kind === "ReplicaSet");
+    assert.deepEqual(compiled(["explain", "-f", clusterFile, "--now", NOW]), [full]);
+    assert.deepEqual(compiled(["plan", "-f", file("one-module.json", JSON.stringify({ now: NOW, owner, pods: [] }))]), [full]);
+    assert.deepEqual(compiled(["--version"]), [full]);
+    // The engine module is another file: the check tells them apart.
+    assert.notEqual(sizeOf("replicore", "./wasm/replicore_wasm_bg.wasm"), full);
   });
 });

@@ -6,6 +6,11 @@
 //! (`convert::to_json_text`). Every failure becomes a JS `Error` with `code` and `path` properties;
 //! no input can trap the module, so an instance stays usable after any error. The typed
 //! API users call is the package's TypeScript wrapper (`node/src/api.ts`).
+//!
+//! The engine surface is every module declared here without a `cfg`: each build of the
+//! crate carries it. The features add to it (see Cargo.toml): `full` (`explain` and `sim`)
+//! is the module the playground and the CLI load, `judge` the conformance judge's; a new
+//! controller's calls, declared without a `cfg`, land in every module.
 
 mod convert;
 pub mod deployment;

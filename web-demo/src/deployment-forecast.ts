@@ -4,8 +4,7 @@
 // replica available), as `kubectl get deploy,rs -o json` would print it right after the
 // template changed. The engine decides everything else (explainReport → forecasts[]).
 
-import { deploymentObjectKeys, type ForecastRequest, type Scenario, type SimDeployment } from "replicore";
-import { explainReport } from "replicore/explain";
+import { deploymentObjectKeys, explainReport, type ForecastRequest, type Scenario, type SimDeployment } from "replicore/full";
 import type { ForecastView } from "./deployment-views.js";
 
 function template(name: string, image: string, hash?: string): Record<string, unknown> {

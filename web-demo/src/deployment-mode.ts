@@ -5,8 +5,8 @@
 // deploy,rs,pods -o json` snapshot. No Deployment rule here: bounds, lanes, conditions and
 // rules come from the simulator's state and trace, or from the engine's report.
 
-import { Simulator } from "replicore/sim";
 import {
+  Simulator,
   isReplicoreError,
   type DeploymentSample,
   type DeploymentSyncTrace,
@@ -14,7 +14,7 @@ import {
   type ScenarioDeployment,
   type IntOrString,
   type SimState,
-} from "replicore";
+} from "replicore/full";
 import { PlayClock } from "./play-clock.js";
 import { byId, h, mount, vtime } from "./dom.js";
 import { forecastOfRun, report } from "./deployment-forecast.js";

@@ -2,7 +2,7 @@
 // of the visible tab kept in the URL's hash, keyboard shortcuts.
 
 import "./style.css";
-import { version } from "replicore";
+import { version } from "replicore/full";
 import { byId } from "./dom.js";
 import { setupEditor } from "./editor.js";
 import { EXAMPLE_NOW, EXAMPLE_TEXT, ImportMode } from "./import-mode.js";

@@ -29,6 +29,29 @@ export async function buildPage() {
   return outDir;
 }
 
+/**
+ * The page built (`buildPage`), served (`serve`) and a Chromium launched (`launch`):
+ * `{ server, browser, close }`, where `close()` ends all three and removes the build.
+ */
+export async function startPlayground() {
+  const outDir = await buildPage();
+  let server;
+  try {
+    server = await serve(outDir);
+    const browser = await launch();
+    const close = async () => {
+      await browser.close();
+      await server.close();
+      rmSync(outDir, { recursive: true, force: true });
+    };
+    return { server, browser, close };
+  } catch (e) {
+    await server?.close();
+    rmSync(outDir, { recursive: true, force: true });
+    throw e;
+  }
+}
+
 /** A static server of `dir` on 127.0.0.1 (a free port); resolves to { url, close }. */
 export async function serve(dir) {
   const server = createServer((req, res) => {
@@ -58,12 +81,17 @@ export async function launch() {
 
 /**
  * A page at a laptop's size (1366×768) that records console errors, uncaught exceptions
- * and failed requests in `page.problems`.
+ * and failed requests in `page.problems`, and the responses that carry WebAssembly (by
+ * content type or a `.wasm` path) in `page.wasm`, from the first request on.
  */
 export async function openPage(browser, url) {
   const context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
   const page = await context.newPage();
   page.problems = [];
+  page.wasm = [];
+  page.on("response", (r) => {
+    if (r.headers()["content-type"] === "application/wasm" || new URL(r.url()).pathname.endsWith(".wasm")) page.wasm.push(r);
+  });
   page.on("console", (m) => {
     if (m.type() === "error" || m.type() === "warning") page.problems.push(`console.${m.type()}: ${m.text()}`);
   });

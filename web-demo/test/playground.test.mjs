@@ -6,14 +6,12 @@
 // URL restores the same view. Screenshots of each step go to target/playground-screenshots/.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { Simulator } from "replicore/sim";
-import { rankPods } from "replicore";
-import { explain } from "replicore/explain";
+import { Simulator, explain, rankPods } from "replicore/full";
 import {
-  buildPage, chromiumPath, cleanShots, decodeHash, launch, openPage, rankingOf, repo, screenshot, serve, stateUrl,
+  chromiumPath, cleanShots, decodeHash, openPage, rankingOf, repo, screenshot, startPlayground, stateUrl,
 } from "./harness.mjs";
 
 const hasSim = (() => {
@@ -28,22 +26,16 @@ const noSim = hasSim ? false : "this build of the replicore package has no simul
 const clusterText = readFileSync(join(repo, "examples", "cluster.json"), "utf8");
 const EXAMPLE_NOW = "2026-11-21T05:00:00Z";
 
-let outDir;
 let server;
 let browser;
+let close;
 
 describe("playground", { skip: chromiumPath ? false : "no Chromium installed" }, () => {
   before(async () => {
     cleanShots();
-    outDir = await buildPage();
-    server = await serve(outDir);
-    browser = await launch();
+    ({ server, browser, close } = await startPlayground());
   });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-    if (outDir) rmSync(outDir, { recursive: true, force: true });
-  });
+  after(() => close?.());
 
   test("the page loads without console errors", async () => {
     const page = await openPage(browser, server.url);

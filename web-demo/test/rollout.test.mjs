@@ -8,9 +8,8 @@
 // playground.test.mjs, which empties that folder).
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { rmSync } from "node:fs";
-import { Simulator } from "replicore/sim";
-import { buildPage, chromiumPath, launch, openPage, screenshot, serve } from "./harness.mjs";
+import { Simulator } from "replicore/full";
+import { chromiumPath, openPage, screenshot, startPlayground } from "./harness.mjs";
 
 const hasSim = (() => {
   try {
@@ -21,9 +20,9 @@ const hasSim = (() => {
   }
 })();
 
-let outDir;
 let server;
 let browser;
+let close;
 
 /** The Deployment tab with these settings, restarted, run until the first rollout settled. */
 async function deployment(settings = {}) {
@@ -69,15 +68,9 @@ async function forecast(page) {
 
 describe("playground: the Deployment view", { skip: !chromiumPath ? "no Chromium installed" : !hasSim ? "no simulator in this build" : false }, () => {
   before(async () => {
-    outDir = await buildPage();
-    server = await serve(outDir);
-    browser = await launch();
+    ({ server, browser, close } = await startPlayground());
   });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-    if (outDir) rmSync(outDir, { recursive: true, force: true });
-  });
+  after(() => close?.());
 
   test("a 25%/25% rollout of 10 replicas never exceeds 13 pods and never drops below 8 available", async () => {
     const page = await deployment();

@@ -42,6 +42,7 @@ import {
 } from "replicore";
 import { explain, explainText, podFacts, type Explanation, type PodFacts } from "replicore/explain";
 import { Simulator } from "replicore/sim";
+import * as full from "replicore/full";
 
 const now = new Date("2026-11-21T05:00:00Z");
 
@@ -302,3 +303,12 @@ new DeploymentSyncRun(syncInput).free();
 const keys: string[] = deploymentKeysForReplicaSetEvent({ type: "updated", old: owner, object: owner }, deployments.items);
 const recreateKeys: string[] = deploymentKeysForPodDeleted(pods.items[0] ?? pod("p", undefined, true, "2026-11-20T10:00:00Z"), owners.items, [web], pods.items);
 console.log(keys, recreateKeys);
+
+// "replicore/full": the engine's, the explain report's and the simulator's API in one
+// entry, with the same types and classes as the entries above.
+const fullPlan: SyncPlan = full.plan({ now, owner, otherOwners: owners.items, pods: pods.items, expectations: null });
+const fullExplanation: Explanation = full.explain({ apiVersion: "v1", kind: "List", items: [owner, ...pods.items] }, { now, replicas: 0 });
+const fullSim: Simulator = new full.Simulator(scenario);
+const fullState: SimState = fullSim.state();
+console.log(fullPlan.manage.action, fullExplanation.owners.length, fullState.pods.length, full.wasmMemoryBytes());
+fullSim.free();

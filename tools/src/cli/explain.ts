@@ -1,7 +1,7 @@
 // `replicore explain`: what the ReplicaSet controller would do now with a
 // `kubectl get rs,pods -o json` snapshot, and which pods a scale-down would delete first.
 
-import { explainReport, explainText, isReplicoreError, type ReportOptions, type ReplicoreError } from "replicore/explain";
+import { explainReport, explainText, isReplicoreError, type ReportOptions, type ReplicoreError } from "replicore/full";
 import { parseCommandArgs, stringValue } from "./args.js";
 import { parseTarget, readCluster } from "./cluster.js";
 import { CliError, describeInputError, emit, readInput, usageError, type Input } from "./io.js";

@@ -1,6 +1,6 @@
 // `replicore plan`: the raw plan of one sync, as JSON.
 
-import { isReplicoreError, planJson, type Config } from "replicore";
+import { isReplicoreError, planJson, type Config } from "replicore/full";
 import { parseCommandArgs, stringValue } from "./args.js";
 import { CliError, describeInputError, emit, parseJson, readInput, usageError } from "./io.js";
 
