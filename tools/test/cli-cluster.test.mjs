@@ -98,6 +98,8 @@ test("explain deploy/NAME and rs/NAME from the cluster print what explain prints
     assert.match(fromCluster.stdout, /^Deployment shop\/web \(revision \d+, RollingUpdate, 3 replicas\)/);
     assert.match(fromCluster.stdout, /web-5d8f7c9b6/);
     assert.doesNotMatch(fromCluster.stdout, /shop\/api/);
+    // The ReplicaSet header does not count the Deployment explained above it as ignored.
+    assert.match(fromCluster.stdout, /^1 ReplicaSet, 3 pods at [^,\n]+$/m);
     // The namespace defaults to the context's; --json prints the same report as data.
     const json = await replicore("deploy/web", "--kubeconfig", kubeconfig, "--json");
     assert.equal(json.status, 0, json.stderr);
