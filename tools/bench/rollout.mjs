@@ -5,13 +5,15 @@
 // Deployment's status: every replica updated and available, no old one, as `kubectl
 // rollout status` waits for), the peak pod count and spec sum, the fewest available pods,
 // and the states the ReplicaSets settled in (old+new spec.replicas, each held ≥ 300 ms),
-// printed beside kcm's figures on a real API server. Prints a table, then one JSON object.
+// printed beside kcm's figures on a real API server; then the operator's requests and
+// 409 Conflicts by client and write (its metrics). Prints a table, then one JSON object.
 //
 //   node tools/bench/rollout.mjs                    # every scenario (about 2 minutes)
 //   SCENARIOS=a,recreate node tools/bench/rollout.mjs
 //
 // env: SCENARIOS (all), QPS (20), BURST (30), READY_MS (2000), OPERATOR_ARGS (extra flags).
 import { spawn } from "node:child_process";
+import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { DevServer } from "../dist/devserver/server.js";
 
@@ -56,7 +58,31 @@ async function main() {
     return json;
   };
   const depPath = (ns, name = "") => `/apis/apps/v1/namespaces/${ns}/deployments${name ? `/${name}` : ""}`;
-  const op = spawn(process.execPath, [cli, "operator", "--server", url, "--no-leader-elect", "--metrics-port", "0", "--kube-api-qps", QPS, "--kube-api-burst", BURST, "--log-level", "warn", ...(process.env.OPERATOR_ARGS ?? "").split(" ").filter(Boolean)], { stdio: ["ignore", "ignore", "inherit"] });
+  const probe = createServer();
+  await new Promise((r) => probe.listen(0, "127.0.0.1", r));
+  const metricsPort = probe.address().port;
+  await new Promise((r) => probe.close(r));
+  const op = spawn(process.execPath, [cli, "operator", "--server", url, "--no-leader-elect", "--metrics-port", String(metricsPort), "--kube-api-qps", QPS, "--kube-api-burst", BURST, ...(process.env.OPERATOR_ARGS ?? "").split(" ").filter(Boolean)], { stdio: ["ignore", "pipe", "inherit"] });
+  // The Deployment syncs' calls, from the operator's log, to tell the Conflicts' sources apart.
+  const statusConflicts = { afterOwnWrite: 0, firstWrite: 0 };
+  let buf = "";
+  op.stdout.setEncoding("utf8").on("data", (chunk) => {
+    buf += chunk;
+    let i;
+    while ((i = buf.indexOf("\n")) >= 0) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      if (!line.includes('"deployment synced"')) continue;
+      const calls = JSON.parse(line).calls ?? [];
+      const statusWrites = calls.filter((c) => c.startsWith("updateDeploymentStatus "));
+      if (!statusWrites.at(-1)?.endsWith(": Conflict")) continue;
+      // A Conflict after this sync's own successful status write: getNewReplicaSet's
+      // discarded answer (upstream's). On the sync's first status write: the cache had
+      // not seen the last write yet.
+      if (statusWrites.length > 1) statusConflicts.afterOwnWrite++;
+      else statusConflicts.firstWrite++;
+    }
+  });
 
   /** The state of namespace `ns` now, from the server's store. */
   const state = (ns, name) => {
@@ -173,6 +199,7 @@ async function main() {
 
   const chosen = (process.env.SCENARIOS ?? Object.keys(scenarios).join(",")).split(",").map((s) => s.trim());
   const results = {};
+  const api = {};
   try {
     await sleep(1500); // the operator's informers
     for (const name of chosen) {
@@ -183,11 +210,26 @@ async function main() {
       const extra = name === "history" ? `, ${r.replicaSets} ReplicaSets left` : `, states ${r.states.join(" → ")}`;
       console.log(`${name.padEnd(14)} ${secs}, peak ${r.peakPods} pods${r.peakSpecSum !== undefined ? ` (spec sum ${r.peakSpecSum})` : ""}, min ${r.minAvailable} available${extra}\n${"".padEnd(14)} kcm: ${KCM[name]}`);
     }
+    // What the operator's clients sent, and which writes answered 409, over all scenarios.
+    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    for (const m of text.matchAll(/^replicore_api_(requests|conflicts)_total\{controller="([^"]+)",([^}]*)\} (\d+)$/gm)) {
+      const [, kind, controller, labels, n] = m;
+      const by = ((api[controller] ??= {})[kind] ??= {});
+      const label = kind === "conflicts" ? /write="([^"]+)"/.exec(labels)[1] : /method="([^"]+)"/.exec(labels)[1];
+      by[label] = (by[label] ?? 0) + Number(n);
+    }
+    for (const [controller, { requests = {}, conflicts = {} }] of Object.entries(api)) {
+      const list = (o) => Object.entries(o).map(([k, n]) => `${k} ${n}`).join(", ") || "none";
+      console.log(`${controller.padEnd(22)} requests: ${list(requests)}; 409 Conflicts: ${list(conflicts)}`);
+    }
+    console.log(
+      `Deployment status 409s: ${statusConflicts.afterOwnWrite} after the sync's own status write (getNewReplicaSet discards its answer, as upstream), ${statusConflicts.firstWrite} on a sync's first status write (the cache behind the server)`,
+    );
   } finally {
     op.kill("SIGTERM");
     await server.close();
   }
-  console.log(JSON.stringify({ qps: Number(QPS), burst: Number(BURST), readyMs: READY_MS, results }));
+  console.log(JSON.stringify({ qps: Number(QPS), burst: Number(BURST), readyMs: READY_MS, results, api, statusConflicts }));
   setTimeout(() => process.exit(0), 300).unref();
 }
 
