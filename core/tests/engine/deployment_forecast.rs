@@ -328,3 +328,24 @@ fn a_crash_loop_with_restarts_stalls_at_the_deadline() {
     );
     assert_eq!((f.min_available, f.peak_pods), (8, 13));
 }
+
+#[test]
+fn the_failing_flag_overrides_starting_pods_of_the_new_template() {
+    let (d, rss) = underway(deadline_exceeded());
+    let pods = [old_pods(), new_pods(2, 0)].concat();
+    let mut options = ForecastOptions::at(now());
+    options.failure = FailureModel::NewTemplateFails;
+    let f = forecast(&d, &rss, &pods, &options).unwrap();
+    let starting = group(&f, "web-new2", PodGroup::Starting);
+    assert!(!starting.ready && starting.overridden, "{starting:?}");
+    // The old pods are as observed, not overridden.
+    assert!(!group(&f, "web-old1", PodGroup::Available).overridden);
+    let text = stalled_at_the_deadline(
+        &f,
+        "5 of the new ReplicaSet's 5 pods never become ready (3 starting, 2 created in the forecast)",
+    );
+    assert!(
+        text.contains("web-new2 (new): 3 starting (unready for 2s): never ready, by the failure model, over what the cluster shows"),
+        "{text}"
+    );
+}
