@@ -52,6 +52,9 @@ npm --workspace tools test --silent
 step "operator benchmark over the dev-server (100 ReplicaSets, 10,000 pods, shipped Node flags; fails if the pods do not converge; figures printed, compared with kube-controller-manager's in docs/performance.md)"
 EVENT_SECONDS=10 npm --workspace tools run --silent bench:operator
 
+step "rollout-pace benchmark over the dev-server (kube-controller-manager's rollout scenarios, pods ready 2 s after binding, QPS 20 / burst 30 per controller; fails if a rollout does not complete; figures printed beside kcm's, docs/operator.md)"
+npm --workspace tools run --silent bench:rollout
+
 step "web playground: strict tsc, Vite build, Playwright in headless Chromium (screenshots in target/playground-screenshots/; the wasm bytes the page fetches, gzip -9)"
 npm --workspace web-demo run --silent typecheck
 npm --workspace web-demo test --silent

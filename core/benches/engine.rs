@@ -586,7 +586,7 @@ fn forecast_bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("forecast");
     g.bench_function("1000_replicas", |b| {
         b.iter(|| {
-            replicore::deployment::forecast::forecast(black_box(&d), black_box(&rss), &options)
+            replicore::deployment::forecast::forecast(black_box(&d), black_box(&rss), &[], &options)
                 .expect("a forecast")
         })
     });

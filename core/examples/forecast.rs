@@ -94,7 +94,7 @@ fn run() -> Result<(), String> {
                "rollingUpdate": {"maxSurge": surge, "maxUnavailable": unavailable}})
     };
     let (d, rss) = rollout(replicas, strategy, deadline);
-    let f = forecast(&d, &rss, &options).map_err(|e| e.to_string())?;
+    let f = forecast(&d, &rss, &[], &options).map_err(|e| e.to_string())?;
     if json_out {
         println!(
             "{}",

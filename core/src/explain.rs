@@ -42,6 +42,7 @@ use crate::rank::{self, RankFacts, RankRule};
 use crate::selector::Selector;
 use crate::sync::{self, Halt, Idle, Manage};
 use crate::time::Time;
+use crate::words::{age, plural};
 
 /// What to explain, and as of when.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -749,24 +750,4 @@ fn victims_table(victims: &[VictimExplanation], now: Time) -> String {
         out.push('\n');
     }
     out
-}
-
-/// `5s`, `12m`, `26h`, `6d`: how long ago `t` was.
-fn age(now: Time, t: Time) -> String {
-    let secs = now.since(t).as_nanos().div_euclid(1_000_000_000);
-    match secs {
-        s if s < 0 => "in the future".into(),
-        s if s < 120 => format!("{s}s"),
-        s if s < 120 * 60 => format!("{}m", s / 60),
-        s if s < 48 * 3600 => format!("{}h", s / 3600),
-        s => format!("{}d", s / 86_400),
-    }
-}
-
-fn plural(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
 }

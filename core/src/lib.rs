@@ -100,6 +100,7 @@ pub mod template;
 pub mod time;
 #[cfg(feature = "ts")]
 pub mod ts;
+mod words;
 
 pub use config::{Config, FeatureGates, OwnerKind, DEFAULT_BURST_REPLICAS};
 pub use digest::{Digested, PodDigest, Pods};

@@ -9,11 +9,13 @@ use serde_json::Value;
 use crate::config::Config;
 use crate::deployment::explain::{explain_deployments, list_items, DeploymentsExplanation};
 use crate::deployment::forecast::{
-    forecast, render_forecast, FailureModel, Forecast, ForecastOptions,
+    forecast_over, render_forecast, FailureModel, Forecast, ForecastOptions,
 };
+use crate::deployment::model::{Deployment, Rs, Wire};
 use crate::error::{Error, Result};
 use crate::explain::{explain_json, report_text, ExplainOptions, Explanation};
 use crate::model::ObjectMeta;
+use crate::model::Pod;
 use crate::time::Time;
 
 /// The forecast asked for: every field defaults to [`ForecastOptions::at`]'s.
@@ -216,7 +218,12 @@ pub fn report(bytes: &[u8], options: &ReportOptions) -> Result<Report> {
         narrowed_text.as_deref().unwrap_or(bytes),
         &options.explain_options(),
     ) {
-        Ok(x) => Some(x),
+        // The Deployments explained above are not "ignored" by this report: the
+        // ReplicaSet part counts only the items no part read.
+        Ok(mut x) => {
+            x.ignored = x.ignored.saturating_sub(deployments.deployments.len());
+            Some(x)
+        }
         // A snapshot of Deployments without ReplicaSets yet has nothing else to explain.
         Err(Error::Missing { .. }) if has_deployments => None,
         Err(e) => return Err(e),
@@ -284,7 +291,8 @@ fn narrowed_to_deployment(items: &[Value], wanted: &str) -> Result<Vec<Value>> {
     Ok(out)
 }
 
-/// The forecast of every Deployment of the snapshot, over the snapshot's ReplicaSets.
+/// The forecast of every Deployment of the snapshot, over the snapshot's ReplicaSets and
+/// pods.
 fn forecasts(items: &[Value], options: &ForecastOptions) -> Result<Vec<Forecast>> {
     let of_kind = |kind: &'static str| {
         items
@@ -292,10 +300,17 @@ fn forecasts(items: &[Value], options: &ForecastOptions) -> Result<Vec<Forecast>
             .enumerate()
             .filter(move |(_, v)| v.get("kind").and_then(Value::as_str) == Some(kind))
     };
-    let replica_sets: Vec<Value> = of_kind("ReplicaSet").map(|(_, v)| v.clone()).collect();
+    let at = |i: usize| format!("items[{i}]");
+    let replica_sets = of_kind("ReplicaSet")
+        .map(|(i, v)| Rs::from_value(v.clone()).map_err(|e| e.under(&at(i))))
+        .collect::<Result<Vec<_>>>()?;
+    let pods = of_kind("Pod")
+        .map(|(i, v)| crate::input::from_value::<Pod>(v.clone()).map_err(|e| e.under(&at(i))))
+        .collect::<Result<Vec<_>>>()?;
     let out = of_kind("Deployment")
         .map(|(i, d)| {
-            forecast(d, &replica_sets, options).map_err(|e| e.under(&format!("items[{i}]")))
+            let d = Wire::<Deployment>::from_value(d.clone()).map_err(|e| e.under(&at(i)))?;
+            forecast_over(d, replica_sets.clone(), &pods, options).map_err(|e| e.under(&at(i)))
         })
         .collect::<Result<Vec<_>>>()?;
     if out.is_empty() {

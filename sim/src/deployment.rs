@@ -563,7 +563,8 @@ impl Simulator {
             return None;
         }
         match &self.dctrl.failure {
-            None | Some(FailureModel::None) => None,
+            // The simulator's pods are its own: "as observed" is no failure here.
+            None | Some(FailureModel::None | FailureModel::Observed) => None,
             Some(FailureModel::NewTemplateFails) => Some(TemplateFailure::NeverReady),
             Some(FailureModel::NeverReadyFraction { fraction }) => self
                 .rng

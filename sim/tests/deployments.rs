@@ -414,7 +414,7 @@ fn the_forecast_and_the_simulated_run_agree() {
             .collect();
         let mut options = ForecastOptions::at(sim.now_instant());
         options.startup_seconds = 10.0;
-        let f = forecast(&deployment, &rss, &options).unwrap();
+        let f = forecast(&deployment, &rss, &[], &options).unwrap();
         assert!(advance_until(&mut sim, 600, complete));
         let ForecastEnd::Complete { seconds } = f.end else {
             panic!("{f:?}")

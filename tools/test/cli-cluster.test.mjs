@@ -63,7 +63,7 @@ async function seed(api) {
 }
 
 test("explain deploy/NAME and rs/NAME from the cluster print what explain prints for kubectl's JSON; kubectl finds and runs the plugin", { skip: kubectl ? false : "no kubectl (run scripts/setup.sh)" }, async () => {
-  const { url, api, close } = await devServer();
+  const { url, api, close, server } = await devServer();
   try {
     await seed(api);
     const tmp = mkdtempSync(join(tmpdir(), "replicore-plugin-"));
@@ -98,6 +98,8 @@ test("explain deploy/NAME and rs/NAME from the cluster print what explain prints
     assert.match(fromCluster.stdout, /^Deployment shop\/web \(revision \d+, RollingUpdate, 3 replicas\)/);
     assert.match(fromCluster.stdout, /web-5d8f7c9b6/);
     assert.doesNotMatch(fromCluster.stdout, /shop\/api/);
+    // The ReplicaSet header does not count the Deployment explained above it as ignored.
+    assert.match(fromCluster.stdout, /^1 ReplicaSet, 3 pods at [^,\n]+$/m);
     // The namespace defaults to the context's; --json prints the same report as data.
     const json = await replicore("deploy/web", "--kubeconfig", kubeconfig, "--json");
     assert.equal(json.status, 0, json.stderr);
@@ -109,10 +111,32 @@ test("explain deploy/NAME and rs/NAME from the cluster print what explain prints
     assert.equal(rs.stdout, (await replicore("-f", snapshot, "--rs", "shop/web-5d8f7c9b6", "--replicas", "1")).stdout);
     assert.match(rs.stdout, /web-5d8f7c9b6/);
 
-    // Errors: a name the namespace lacks, a bad TYPE/NAME, a server that does not answer.
+    // Errors: a name the namespace lacks, a namespace the cluster lacks (told apart, and
+    // named as the cluster's, not as "the input"), a bad TYPE/NAME, a server that does not answer.
     const missing = await replicore("deploy/nope", "-n", "shop", "--kubeconfig", kubeconfig);
     assert.equal(missing.status, 1);
-    assert.equal(missing.stderr, 'replicore: deploy/nope: no Deployment named "shop/nope" in the input; it has shop/api, shop/web\n');
+    assert.equal(missing.stderr, `replicore: deploy/nope: no Deployment named "nope" in namespace shop on ${url}; it has api, web\n`);
+    const missingRs = await replicore("rs/nope", "-n", "shop", "--kubeconfig", kubeconfig);
+    assert.equal(missingRs.status, 1);
+    assert.equal(missingRs.stderr, `replicore: rs/nope: no ReplicaSet named "nope" in namespace shop on ${url}; it has web-5d8f7c9b6\n`);
+    // (The dev server has every namespace: a real API server's 404s for this one, and a
+    // 403 for another whose user may not read namespaces.)
+    server.faults.set({
+      rules: [
+        { verb: "get", resource: "namespaces", name: "nowhere", status: 404, reason: "NotFound", message: 'namespaces "nowhere" not found' },
+        { verb: "get", resource: "namespaces", name: "locked", status: 403, reason: "Forbidden", message: 'namespaces "locked" is forbidden' },
+      ],
+    });
+    const noNamespace = await replicore("deploy/web", "-n", "nowhere", "--kubeconfig", kubeconfig);
+    assert.equal(noNamespace.status, 1);
+    assert.equal(noNamespace.stderr, `replicore: deploy/web: namespace "nowhere" not found on ${url}\n`);
+    const locked = await replicore("deploy/web", "-n", "locked", "--kubeconfig", kubeconfig);
+    assert.equal(locked.status, 1);
+    assert.equal(
+      locked.stderr,
+      `replicore: deploy/web: no Deployment named "web" in namespace locked on ${url}; it has none (whether namespace locked exists is not known: reading it answered 403 namespaces "locked" is forbidden)\n`,
+    );
+    server.faults.set({ rules: [] });
     const bad = await replicore("pod/web", "--kubeconfig", kubeconfig);
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /^replicore: 'pod\/web': expected deploy\/NAME or rs\/NAME/);

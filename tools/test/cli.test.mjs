@@ -82,7 +82,14 @@ describe("explain", () => {
     const f = run(["explain", "-f", rollout, "--now", now, "--forecast", "--startup", "10", "--seed", "3"]);
     assert.equal(f.status, 0, f.stderr);
     assert.match(f.stdout, /^Forecast for deployment team-a\/gateway \(RollingUpdate, 10 replicas, maxSurge 3, maxUnavailable 2\)$/m);
-    assert.match(f.stdout, /^Peak 13 pods, minimum 8 available, \d+ syncs\.$/m);
+    // It starts from the snapshot's pods: 4 of the old ReplicaSet's crash-loop (6 available).
+    assert.match(f.stdout, /^Starting from the cluster as it is:\n {2}gateway-68d987cf5 \(old\): 6 available \(up to 2 restarts\): stay available, as observed\n {2}gateway-68d987cf5 \(old\): 4 crash-looping \(unready for \d+m, up to 2 restarts\): never ready, as observed$/m);
+    assert.match(f.stdout, /^Peak 13 pods, minimum 6 available, \d+ syncs\.$/m);
+    // --assume-ready overrides what the cluster shows: the crash-looping pods start again.
+    const ready = run(["explain", "-f", rollout, "--now", now, "--forecast", "--assume-ready"]);
+    assert.equal(ready.status, 0, ready.stderr);
+    assert.match(ready.stdout, /4 crash-looping \(unready for \d+m, up to 2 restarts\): ready 10s from now, by the failure model, over what the cluster shows$/m);
+    assertOneLineError(run(["explain", "-f", rollout, "--forecast", "--failing", "--assume-ready"]), { status: 2, match: /--failing or --assume-ready, not both/ });
     const stalled = run(["explain", "-f", rollout, "--now", now, "--forecast", "--failing"]);
     assert.equal(stalled.status, 0, stalled.stderr);
     assert.match(stalled.stdout, /^Stalled at \d+s: ProgressDeadlineExceeded/m);
@@ -272,7 +279,7 @@ describe("bad input: one line, non-zero exit, no stack", () => {
 describe("commands and help", () => {
   test("--help per command", () => {
     for (const [command, usage] of [
-      ["explain", /^usage: replicore explain \[-f FILE\|-\] \[--replicas N\] \[--rs NAME\] \[--deployment NAME\]\n {24}\[--now TIME\] \[--forecast \[--startup S\] \[--seed N\] \[--failing\]\] \[--json\]\n {7}replicore explain deploy\/NAME\|rs\/NAME/],
+      ["explain", /^usage: replicore explain \[-f FILE\|-\] \[--replicas N\] \[--rs NAME\] \[--deployment NAME\]\n {24}\[--now TIME\] \[--forecast \[--startup S\] \[--seed N\]\n {24}\[--failing\|--assume-ready\]\] \[--json\]\n {7}replicore explain deploy\/NAME\|rs\/NAME/],
       ["plan", /^usage: replicore plan -f INPUT\.json \[--config CONFIG\.json\]/],
       ["conform", /^usage: replicore conform DIR/],
     ]) {

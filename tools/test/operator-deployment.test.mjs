@@ -320,6 +320,10 @@ test("a Conflict on the status write ends that sync with the error; the retry wr
   const conflicts = Number(/^replicore_deployment_api_calls_total\{call="updateDeploymentStatus",result="Conflict"\} (\d+)$/m.exec(metrics)?.[1]);
   assert.ok(conflicts >= conflicted.length && conflicts >= 2, `the Conflicts counted (${conflicts})`);
   assert.match(metrics, /^replicore_deployment_syncs_total\{result="error"\} [2-9]\d*$/m);
+  // The same 409s by client and write (docs/operator.md#conflicts).
+  const byWrite = Number(/^replicore_api_conflicts_total\{controller="deployment-controller",write="update deployments\/status"\} (\d+)$/m.exec(metrics)?.[1]);
+  assert.ok(byWrite >= 2 && byWrite === conflicts, `409s on update deployments/status: ${byWrite} (the calls: ${conflicts})`);
+  assert.doesNotMatch(metrics, /^replicore_api_conflicts_total\{controller="replicaset-controller",write="update deployments\/status"\}/m);
 });
 
 test("--controllers replicaset: Deployments are left alone, ReplicaSets are managed", async () => {

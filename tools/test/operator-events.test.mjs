@@ -133,3 +133,40 @@ test("an event the server could not be reached for is sent again (client-go: up 
   op.kill("SIGTERM");
   assert.deepEqual(await op.exited, { code: 0, signal: null });
 });
+
+test("events past the queue's 1000 are dropped: each counted in replicore_events_dropped_total, logged once per interval, not once per event", async () => {
+  const { EventRecorder } = await import("../dist/operator/recorder.js");
+  const { Metrics } = await import("../dist/operator/metrics.js");
+  const { makeLogger } = await import("../dist/operator/log.js");
+  const lines = [];
+  const log = makeLogger("info", {}, (l) => lines.push(JSON.parse(l)));
+  const metrics = new Metrics();
+  // An API server that never answers: the first write stays in flight, the rest queue.
+  const never = () => new Promise(() => {});
+  const clients = { core: { createNamespacedEvent: never, patchNamespacedEvent: never } };
+  const recorder = new EventRecorder(clients, log, metrics, "replicaset-controller", 200);
+  const rs = { kind: "ReplicaSet", apiVersion: "apps/v1", namespace: "shop", name: "web", uid: "u1" };
+  const record = (i) => recorder.record(rs, { type: "Normal", reason: i % 2 ? "SuccessfulCreate" : "SuccessfulDelete", message: `event ${i}` }, "replicaset-controller");
+  const dropped = async () => (await metrics.eventsDropped.get()).values.find((v) => v.labels.controller === "replicaset-controller")?.value ?? 0;
+  const droppedLines = () => lines.filter((l) => l.msg === "events not recorded: too many queued events");
+
+  for (let i = 0; i < 1000; i++) record(i);
+  assert.equal(await dropped(), 0);
+  assert.deepEqual(droppedLines(), []);
+  // 500 more: all dropped and counted; the first logged at once, the rest at the interval's end.
+  for (let i = 1000; i < 1500; i++) record(i);
+  assert.equal(await dropped(), 500);
+  assert.equal(droppedLines().length, 1);
+  assert.equal(droppedLines()[0].events, 1);
+  await sleep(300);
+  assert.equal(droppedLines().length, 2, JSON.stringify(droppedLines()));
+  assert.equal(droppedLines()[1].events, 499);
+  assert.deepEqual(droppedLines()[1].byReason, { SuccessfulCreate: 250, SuccessfulDelete: 249 });
+  // A quiet interval ends it: no line for nothing, and the next drop is logged at once.
+  await sleep(500);
+  assert.equal(droppedLines().length, 2);
+  record(1500);
+  assert.equal(droppedLines().length, 3);
+  assert.equal(await dropped(), 501);
+  assert.equal(lines.filter((l) => l.level === "warn").length, 3, "no other warnings");
+});

@@ -9,9 +9,22 @@
 //!   scale-down deletes unready pods before ready ones, newest first (the ranking's
 //!   first rules, R-70..R-72).
 //!
-//! Pods start up in a seeded model: ready `startup` (plus a seeded jitter) after their
-//! creation, available `minReadySeconds` later; a [`FailureModel`] makes some or all
-//! pods of the new template never ready. Deleted pods go at once (no grace period).
+//! The play starts from the pods the snapshot shows, each ReplicaSet's in groups
+//! ([`PodGroup`]: available, ready, starting, unready past the start-up time,
+//! crash-looping), and says what it assumes of each group ([`PodAssumption`]): the
+//! available and ready pods stay ready, the starting ones become ready at the end of
+//! their start-up time, the ones unready past it or restarting never do. A snapshot
+//! without pods is read from the ReplicaSets' status counts instead.
+//!
+//! Pods the controllers create start up in a seeded model: ready `startup` (plus a seeded
+//! jitter) after their creation, available `minReadySeconds` later. The new template's
+//! pods fail as its observed pods do (all of them never ready: the new ones neither); a
+//! [`FailureModel`] other than `observed` overrides what the cluster shows. Deleted pods
+//! go at once (no grace period).
+//!
+//! A Progressing condition already `ProgressDeadlineExceeded` does not stop the play: the
+//! controllers keep scaling when pods become ready (the condition goes back to
+//! `ReplicaSetUpdated`), so the forecast ends stalled only when nothing is left to happen.
 //! Time jumps from event to event (a pod becoming available, the controller's requeue
 //! for the progress deadline), rounded up to the `interval`. Same seed, same forecast:
 //! the only randomness is [`Rng`], and there is no clock.
@@ -23,8 +36,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+use crate::model::Pod;
+use crate::pods;
 use crate::rng::Rng;
 use crate::time::{Duration, Time};
+use crate::words::{age, plural};
 
 use super::limiting::{self, StepCalls, StepCounts};
 use super::machine::{run_sync, ApiCall, ApiResult, DeploymentSyncInput, ProgressRequeue};
@@ -37,7 +53,7 @@ const BURST: usize = 500;
 /// once the ReplicaSet controller has acted, as the watch would trigger it).
 const SYNCS_PER_INSTANT: usize = 8;
 
-/// Which new pods never become ready.
+/// Which pods never become ready.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(
@@ -46,12 +62,84 @@ const SYNCS_PER_INSTANT: usize = 8;
     rename_all_fields = "camelCase"
 )]
 pub enum FailureModel {
-    /// Every pod becomes ready after its start-up time.
+    /// As the cluster shows (the default): observed pods unready past the start-up time
+    /// or restarting never become ready, and the new template's new pods fail when all
+    /// of its observed pods do.
+    Observed,
+    /// Every pod becomes ready after its start-up time; an observed pod unready past it
+    /// or restarting, one start-up time from the start (an override of what the cluster
+    /// shows).
     None,
     /// Each pod of the new template is, with this probability (seeded), never ready.
     NeverReadyFraction { fraction: f64 },
-    /// The new template always fails (crash loop): none of its pods becomes ready.
+    /// The new template always fails (crash loop): none of its pods becomes ready (its
+    /// observed pods already ready stay ready).
     NewTemplateFails,
+}
+
+/// A group of a ReplicaSet's pods as the snapshot shows them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum PodGroup {
+    /// Available (ready for `minReadySeconds`).
+    Available,
+    /// Ready, not yet for `minReadySeconds`.
+    Ready,
+    /// Not ready, for less than the start-up time, no container restarted.
+    Starting,
+    /// Not ready for longer than the start-up time, no container restarted.
+    Unready,
+    /// Not ready, a container restarted.
+    CrashLooping,
+    /// Counted from the ReplicaSet's status (the snapshot has no pods).
+    FromStatus,
+    /// Created by the controllers during the forecast.
+    Created,
+}
+
+impl PodGroup {
+    fn words(self) -> &'static str {
+        match self {
+            PodGroup::Available => "available",
+            PodGroup::Ready => "ready, not yet available",
+            PodGroup::Starting => "starting",
+            PodGroup::Unready => "unready past the start-up time",
+            PodGroup::CrashLooping => "crash-looping",
+            PodGroup::FromStatus => "counted from the ReplicaSet's status",
+            PodGroup::Created => "created in the forecast",
+        }
+    }
+}
+
+/// What the forecast assumed of one group of a ReplicaSet's pods at the start (or, with
+/// group `created`, of the pods the controllers create for the new template).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodAssumption {
+    /// The ReplicaSet (empty for the new template's created pods before it exists).
+    pub replica_set: String,
+    /// Of the Deployment's current template.
+    pub new: bool,
+    pub group: PodGroup,
+    /// Pods in the group (0 for `created`: however many the controllers create).
+    pub pods: usize,
+    /// The longest any of them has been unready, in seconds (starting, unready,
+    /// crash-looping).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unready_seconds: Option<f64>,
+    /// The most restarts of a container among them.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub restarts: i32,
+    /// Whether they become (or stay) ready in the forecast.
+    pub ready: bool,
+    /// What the forecast assumed, in words.
+    pub assumed: String,
+    /// The failure model decided, over what the cluster shows.
+    pub overridden: bool,
+}
+
+fn is_zero(n: &i32) -> bool {
+    *n == 0
 }
 
 /// How to play the rollout.
@@ -75,14 +163,14 @@ pub struct ForecastOptions {
 }
 
 impl ForecastOptions {
-    /// 10 s start-up, no failures, 1 s resolution, at most one hour.
+    /// 10 s start-up, pods as observed, 1 s resolution, at most one hour.
     pub fn at(now: Time) -> Self {
         ForecastOptions {
             now,
             seed: 1,
             startup_seconds: 10.0,
             startup_jitter_seconds: 0.0,
-            failure: FailureModel::None,
+            failure: FailureModel::Observed,
             interval_seconds: 1.0,
             max_seconds: 3600.0,
         }
@@ -143,6 +231,8 @@ pub struct Forecast {
     pub replicas: i32,
     pub max_surge: i32,
     pub max_unavailable: i32,
+    /// What was assumed of each group of pods at the start.
+    pub assumptions: Vec<PodAssumption>,
     pub steps: Vec<ForecastStep>,
     pub end: ForecastEnd,
     /// The most pods that existed at once.
@@ -159,7 +249,11 @@ struct SimPod {
     created: i64,
     ready: Option<i64>,
     available: Option<i64>,
+    group: PodGroup,
 }
+
+/// Long ago, in the model's milliseconds (a pod available before the start).
+const LONG_AGO: i64 = i64::MIN / 4;
 
 /// The in-memory cluster: the deployment, its ReplicaSets, their pods.
 struct Cluster {
@@ -177,10 +271,12 @@ fn millis(seconds: f64) -> i64 {
     (seconds * 1000.0).min(1e15) as i64
 }
 
-/// Plays the rollout of `deployment` (wire JSON) over `replica_sets` (wire JSON).
+/// Plays the rollout of `deployment` (wire JSON) over `replica_sets` and `pods` (wire
+/// JSON; with no pods, each ReplicaSet's pods are read from its status counts).
 pub fn forecast(
     deployment: &Value,
     replica_sets: &[Value],
+    pods: &[Value],
     options: &ForecastOptions,
 ) -> Result<Forecast> {
     let deployment: Wire<Deployment> =
@@ -192,7 +288,26 @@ pub fn forecast(
             Wire::from_value(v.clone()).map_err(|e| e.under(&format!("replicaSets[{i}]")))
         })
         .collect::<Result<Vec<Rs>>>()?;
-    Player::new(deployment, replica_sets, options).play()
+    let pods = pods
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            crate::input::from_value::<Pod>(v.clone()).map_err(|e| e.under(&format!("pods[{i}]")))
+        })
+        .collect::<Result<Vec<Pod>>>()?;
+    forecast_over(deployment, replica_sets, &pods, options)
+}
+
+/// [`forecast`] over objects already read.
+pub fn forecast_over(
+    deployment: Wire<Deployment>,
+    replica_sets: Vec<Rs>,
+    pods: &[Pod],
+    options: &ForecastOptions,
+) -> Result<Forecast> {
+    let mut player = Player::new(deployment, options);
+    player.start_from(replica_sets, pods);
+    player.play()
 }
 
 struct Player<'o> {
@@ -205,16 +320,15 @@ struct Player<'o> {
     interval: i64,
     /// `spec.replicas` of each ReplicaSet before the current sync's first update of it.
     before: BTreeMap<String, i32>,
+    /// With the observed model: the new template's observed pods all never become ready.
+    new_template_fails: bool,
+    assumptions: Vec<PodAssumption>,
 }
 
 impl<'o> Player<'o> {
-    fn new(
-        deployment: Wire<Deployment>,
-        replica_sets: Vec<Rs>,
-        options: &'o ForecastOptions,
-    ) -> Self {
+    fn new(deployment: Wire<Deployment>, options: &'o ForecastOptions) -> Self {
         let min_ready = i64::from(deployment.spec.min_ready_seconds.max(0)).saturating_mul(1000);
-        let mut player = Player {
+        Player {
             options,
             rng: Rng::new(options.seed),
             startup: millis(options.startup_seconds),
@@ -222,36 +336,250 @@ impl<'o> Player<'o> {
             min_ready,
             interval: millis(options.interval_seconds).max(1),
             before: BTreeMap::new(),
+            new_template_fails: false,
+            assumptions: Vec::new(),
             cluster: Cluster {
                 deployment,
                 replica_sets: Vec::new(),
                 pods: BTreeMap::new(),
                 created: 0,
             },
-        };
-        // The pods the ReplicaSets report: the available ones long available, the rest
-        // starting now.
-        for rs in replica_sets {
-            let n = usize::try_from(rs.spec.desired().max(0)).unwrap_or(0);
-            let up = usize::try_from(rs.status.available_replicas.max(0)).unwrap_or(0);
-            let new = player.is_new(&rs);
-            let pods = (0..n)
-                .map(|i| {
-                    if i < up {
-                        SimPod {
-                            created: i64::MIN / 4,
-                            ready: Some(i64::MIN / 4),
-                            available: Some(i64::MIN / 4),
-                        }
-                    } else {
-                        player.start_pod(0, new)
-                    }
-                })
-                .collect();
-            player.cluster.pods.insert(rs.metadata.name.clone(), pods);
-            player.cluster.replica_sets.push(rs);
         }
-        player
+    }
+
+    /// The model's cluster at the start: each ReplicaSet with its pods as the snapshot
+    /// shows them (with no pod in the snapshot, as its status counts them), and what the
+    /// forecast assumes of each group.
+    fn start_from(&mut self, replica_sets: Vec<Rs>, observed: &[Pod]) {
+        let mut new_groups: BTreeMap<PodGroup, usize> = BTreeMap::new();
+        for rs in replica_sets {
+            let new = self.is_new(&rs);
+            let pods = if observed.is_empty() {
+                self.pods_from_status(&rs, new)
+            } else {
+                let owned: Vec<&Pod> = observed
+                    .iter()
+                    .filter(|p| pods::is_active(p))
+                    .filter(|p| {
+                        p.metadata.controller_ref().is_some_and(|o| {
+                            !rs.metadata.uid.is_empty() && o.uid == rs.metadata.uid
+                        })
+                    })
+                    .collect();
+                self.observed_pods(&rs, new, &owned)
+            };
+            if new {
+                for p in &pods {
+                    *new_groups.entry(p.group).or_default() += 1;
+                }
+            }
+            self.cluster.pods.insert(rs.metadata.name.clone(), pods);
+            self.cluster.replica_sets.push(rs);
+        }
+        self.new_pods_assumption(&new_groups);
+    }
+
+    /// A ReplicaSet's pods from its status: the available ones long available, the rest
+    /// starting now.
+    fn pods_from_status(&mut self, rs: &Rs, new: bool) -> Vec<SimPod> {
+        let n = usize::try_from(rs.spec.desired().max(0)).unwrap_or(0);
+        let up = usize::try_from(rs.status.available_replicas.max(0))
+            .unwrap_or(0)
+            .min(n);
+        let pods: Vec<SimPod> = (0..n)
+            .map(|i| {
+                if i < up {
+                    SimPod {
+                        created: LONG_AGO,
+                        ready: Some(LONG_AGO),
+                        available: Some(LONG_AGO),
+                        group: PodGroup::FromStatus,
+                    }
+                } else {
+                    SimPod {
+                        group: PodGroup::FromStatus,
+                        ..self.start_pod(0, new)
+                    }
+                }
+            })
+            .collect();
+        if n > 0 {
+            let starting = pods.iter().skip(up).filter(|p| p.ready.is_some()).count();
+            let failing = n - up - starting;
+            let mut assumed = vec![format!("{up} available")];
+            if starting > 0 {
+                assumed.push(format!(
+                    "{starting} ready {}s from now",
+                    seconds(self.startup)
+                ));
+            }
+            if failing > 0 {
+                assumed.push(format!("{failing} never ready (the failure model)"));
+            }
+            self.assumptions.push(PodAssumption {
+                replica_set: rs.metadata.name.clone(),
+                new,
+                group: PodGroup::FromStatus,
+                pods: n,
+                unready_seconds: None,
+                restarts: 0,
+                ready: failing == 0,
+                assumed: assumed.join(", "),
+                overridden: failing > 0,
+            });
+        }
+        pods
+    }
+
+    /// A ReplicaSet's observed (active, owned) pods, in groups.
+    fn observed_pods(&mut self, rs: &Rs, new: bool, owned: &[&Pod]) -> Vec<SimPod> {
+        let now = self.options.now;
+        let offset = |t: Time| {
+            now.since(t)
+                .as_nanos()
+                .saturating_div(1_000_000)
+                .saturating_neg()
+        };
+        let min_ready_seconds = self.cluster.deployment.spec.min_ready_seconds;
+        let mut groups: BTreeMap<PodGroup, (Vec<SimPod>, i64, i32)> = BTreeMap::new();
+        for pod in owned {
+            let created = pod.metadata.creation_timestamp.map_or(0, offset);
+            let restarts = pods::max_container_restarts(pod);
+            let (group, ready, since) = if pods::is_available(pod, min_ready_seconds, now) {
+                (PodGroup::Available, Some(LONG_AGO), None)
+            } else if let Some(ready) = pods::ready_state(pod) {
+                (PodGroup::Ready, Some(ready.map_or(0, offset)), None)
+            } else {
+                // Unready since its Ready condition last changed (else since its creation).
+                let since = pod
+                    .status
+                    .conditions
+                    .iter()
+                    .find(|c| c.type_ == "Ready")
+                    .and_then(|c| c.last_transition_time)
+                    .map_or(created, offset)
+                    .max(created);
+                let group = if restarts > 0 {
+                    PodGroup::CrashLooping
+                } else if since.saturating_neg() > self.startup {
+                    PodGroup::Unready
+                } else {
+                    PodGroup::Starting
+                };
+                (group, None, Some(since))
+            };
+            let ready =
+                ready.or_else(|| self.observed_ready_at(group, new, since.unwrap_or(created)));
+            let entry = groups.entry(group).or_insert((Vec::new(), 0, 0));
+            entry.0.push(SimPod {
+                created,
+                ready,
+                available: ready.map(|r| {
+                    if r == LONG_AGO {
+                        LONG_AGO
+                    } else {
+                        r.saturating_add(self.min_ready)
+                    }
+                }),
+                group,
+            });
+            entry.1 = entry.1.max(since.map_or(0, i64::saturating_neg));
+            entry.2 = entry.2.max(restarts);
+        }
+        let mut out = Vec::new();
+        for (group, (pods, unready, restarts)) in groups {
+            let ready = pods.iter().all(|p| p.ready.is_some());
+            let observed_ready = matches!(
+                group,
+                PodGroup::Available | PodGroup::Ready | PodGroup::Starting
+            );
+            let assumed = match (group, ready) {
+                (PodGroup::Available, _) => "stay available".to_owned(),
+                (PodGroup::Ready, _) if self.min_ready > 0 => format!(
+                    "available {}s after they became ready",
+                    seconds(self.min_ready)
+                ),
+                (PodGroup::Ready, _) => "stay available".to_owned(),
+                (PodGroup::Starting, true) => {
+                    format!("ready {}s after their creation", seconds(self.startup))
+                }
+                (_, true) => format!("ready {}s from now", seconds(self.startup)),
+                (_, false) => "never ready".to_owned(),
+            };
+            self.assumptions.push(PodAssumption {
+                replica_set: rs.metadata.name.clone(),
+                new,
+                group,
+                pods: pods.len(),
+                unready_seconds: (!matches!(group, PodGroup::Available | PodGroup::Ready))
+                    .then_some(unready as f64 / 1000.0),
+                restarts,
+                ready,
+                assumed,
+                overridden: ready != observed_ready,
+            });
+            out.extend(pods);
+        }
+        out
+    }
+
+    /// When an observed unready pod of `group` becomes ready (unready since `since`), if
+    /// ever: as observed, or as the failure model overrides.
+    fn observed_ready_at(&self, group: PodGroup, new: bool, since: i64) -> Option<i64> {
+        let starting = since.saturating_add(self.startup).max(0);
+        match (&self.options.failure, group) {
+            (FailureModel::NewTemplateFails, _) if new => None,
+            (FailureModel::None, PodGroup::Unready | PodGroup::CrashLooping) => Some(self.startup),
+            (_, PodGroup::Starting) => Some(starting),
+            _ => None,
+        }
+    }
+
+    /// What the pods the controllers create for the new template do: with the observed
+    /// model, they fail when every observed pod of the new template does.
+    fn new_pods_assumption(&mut self, new_groups: &BTreeMap<PodGroup, usize>) {
+        let observed: usize = new_groups.values().sum();
+        let failing: usize = [PodGroup::Unready, PodGroup::CrashLooping]
+            .iter()
+            .filter_map(|g| new_groups.get(g))
+            .sum();
+        self.new_template_fails = observed > 0 && failing == observed;
+        let startup = format!("ready {}s after their creation", seconds(self.startup));
+        let (ready, assumed, overridden) = match &self.options.failure {
+            FailureModel::Observed if self.new_template_fails => (
+                false,
+                format!(
+                    "never ready, as the new template's {} observed",
+                    plural(observed, "pod")
+                ),
+                false,
+            ),
+            FailureModel::Observed | FailureModel::None => (true, startup, false),
+            FailureModel::NeverReadyFraction { fraction } => (
+                *fraction < 1.0,
+                format!("{startup}, but each never with probability {fraction}"),
+                true,
+            ),
+            FailureModel::NewTemplateFails => (false, "never ready".to_owned(), true),
+        };
+        let replica_set = self
+            .cluster
+            .replica_sets
+            .iter()
+            .find(|rs| self.is_new(rs))
+            .map(|rs| rs.metadata.name.clone())
+            .unwrap_or_default();
+        self.assumptions.push(PodAssumption {
+            replica_set,
+            new: true,
+            group: PodGroup::Created,
+            pods: 0,
+            unready_seconds: None,
+            restarts: 0,
+            ready,
+            assumed,
+            overridden,
+        });
     }
 
     fn now(&self, t: i64) -> Time {
@@ -269,6 +597,7 @@ impl<'o> Player<'o> {
     fn start_pod(&mut self, t: i64, new_template: bool) -> SimPod {
         let fails = new_template
             && match self.options.failure {
+                FailureModel::Observed => self.new_template_fails,
                 FailureModel::None => false,
                 FailureModel::NeverReadyFraction { fraction } => self.rng.chance(fraction),
                 FailureModel::NewTemplateFails => true,
@@ -278,6 +607,7 @@ impl<'o> Player<'o> {
                 created: t,
                 ready: None,
                 available: None,
+                group: PodGroup::Created,
             };
         }
         let extra = if self.jitter > 0 {
@@ -294,6 +624,7 @@ impl<'o> Player<'o> {
             created: t,
             ready: Some(ready),
             available: Some(ready.saturating_add(self.min_ready)),
+            group: PodGroup::Created,
         }
     }
 
@@ -510,6 +841,7 @@ impl<'o> Player<'o> {
             replicas: r,
             max_surge: surge,
             max_unavailable: unavailable,
+            assumptions: std::mem::take(&mut self.assumptions),
             steps: Vec::new(),
             end: ForecastEnd::Unfinished { seconds: 0.0 },
             peak_pods: 0,
@@ -568,15 +900,20 @@ impl<'o> Player<'o> {
                 forecast.end = ForecastEnd::Complete { seconds };
                 break;
             }
-            if let Some(c) = d.status.condition(reason::PROGRESSING) {
-                if c.reason == reason::TIMED_OUT {
-                    forecast.end = ForecastEnd::Stalled {
-                        seconds,
-                        reason: c.reason.clone(),
-                        why: self.stall_why(counts),
-                    };
-                    break;
-                }
+            // Past the progress deadline the controllers keep going when pods become
+            // ready: only a rollout with nothing left to happen is stalled there.
+            let timed_out = d
+                .status
+                .condition(reason::PROGRESSING)
+                .filter(|c| c.reason == reason::TIMED_OUT)
+                .map(|c| c.reason.clone());
+            if let Some(reason) = timed_out.filter(|_| self.next_event(t, None).is_none()) {
+                forecast.end = ForecastEnd::Stalled {
+                    seconds,
+                    reason,
+                    why: self.stall_why(counts),
+                };
+                break;
             }
             match self.next_event(t, requeue) {
                 Some(next) if next <= max => t = next,
@@ -605,22 +942,42 @@ impl<'o> Player<'o> {
         Ok(forecast)
     }
 
-    /// Why nothing moves any more.
-    fn stall_why(&self, (new, old, pods, available): (i32, i32, i32, i32)) -> String {
+    /// Why nothing moves any more, in the forecast's own counts: the new ReplicaSets'
+    /// pods that never become ready, by group.
+    fn stall_why(&self, (_new, old, pods, available): (i32, i32, i32, i32)) -> String {
         let d = &self.cluster.deployment;
-        let never = self
+        let new_pods: Vec<&SimPod> = self
             .cluster
             .replica_sets
             .iter()
             .filter(|rs| self.is_new(rs))
             .filter_map(|rs| self.cluster.pods.get(&rs.metadata.name))
             .flatten()
-            .filter(|p| p.ready.is_none())
-            .count();
+            .collect();
+        let mut never: BTreeMap<PodGroup, usize> = BTreeMap::new();
+        for p in new_pods.iter().filter(|p| p.ready.is_none()) {
+            *never.entry(p.group).or_default() += 1;
+        }
+        let total: usize = never.values().sum();
+        let groups = never
+            .iter()
+            .map(|(g, n)| format!("{n} {}", g.words()))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let never = if total == 0 {
+            format!(
+                "the new ReplicaSet's {} wait for nothing",
+                plural(new_pods.len(), "pod")
+            )
+        } else {
+            format!(
+                "{total} of the new ReplicaSet's {} never become ready ({groups})",
+                plural(new_pods.len(), "pod")
+            )
+        };
         format!(
-            "{never} of the new ReplicaSet's {new} pods never become ready; {available} of {pods} pods available, \
-             {old} old replicas kept: maxUnavailable {} allows at most {} unavailable and maxSurge {} at most {} pods",
-            max_unavailable(d),
+            "{never}; {available} of {pods} pods available, {old} old replicas kept: \
+             maxUnavailable {} allows at most that many unavailable and maxSurge {} at most {} pods",
             max_unavailable(d),
             max_surge(d),
             max_replicas(d)
@@ -662,6 +1019,12 @@ pub fn render_forecast(f: &Forecast) -> String {
         "Forecast for deployment {} ({}, {} replicas, maxSurge {}, maxUnavailable {})",
         f.deployment, f.strategy, f.replicas, f.max_surge, f.max_unavailable
     );
+    if !f.assumptions.is_empty() {
+        let _ = writeln!(out, "Starting from the cluster as it is:");
+    }
+    for a in &f.assumptions {
+        let _ = writeln!(out, "  {}", assumption_text(a));
+    }
     let _ = writeln!(
         out,
         "{:>8}  {:>5}  {:>5}  {:>5}  {:>5}  {:>7}  {:>7}  {:<10} why",
@@ -712,6 +1075,65 @@ pub fn render_forecast(f: &Forecast) -> String {
         f.peak_pods, f.min_available, f.syncs
     );
     out
+}
+
+/// One assumption in words: `web-5d8 (new): 3 crash-looping (unready for 12m, up to 7
+/// restarts): never ready, as observed`.
+fn assumption_text(a: &PodAssumption) -> String {
+    let which = if a.new { "new" } else { "old" };
+    let whose = if a.replica_set.is_empty() {
+        format!("the new template's ReplicaSet ({which})")
+    } else {
+        format!("{} ({which})", a.replica_set)
+    };
+    let by = if a.overridden {
+        "by the failure model, over what the cluster shows"
+    } else if a.group == PodGroup::Created || a.group == PodGroup::FromStatus {
+        "by the model"
+    } else {
+        "as observed"
+    };
+    if a.group == PodGroup::Created {
+        return format!("{whose}: pods created in the forecast: {}, {by}", a.assumed);
+    }
+    let mut detail = Vec::new();
+    if let Some(u) = a
+        .unready_seconds
+        .filter(|_| a.group != PodGroup::FromStatus)
+    {
+        detail.push(format!("unready for {}", duration_words(u)));
+    }
+    if a.restarts > 0 {
+        detail.push(format!(
+            "up to {}",
+            plural(usize::try_from(a.restarts).unwrap_or(0), "restart")
+        ));
+    }
+    let detail = if detail.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", detail.join(", "))
+    };
+    format!(
+        "{whose}: {} {}{detail}: {}, {by}",
+        a.pods,
+        a.group.words(),
+        a.assumed
+    )
+}
+
+/// Seconds in words as `age` writes them (`45s`, `12m`).
+fn duration_words(s: f64) -> String {
+    let t = Time::from_unix_seconds(0);
+    age(
+        t.plus(Duration::from_nanos(millis(s).saturating_mul(1_000_000))),
+        t,
+    )
+}
+
+/// Milliseconds as seconds for a message (`10`, `2.5`).
+fn seconds(ms: i64) -> String {
+    trim_seconds(ms as f64 / 1000.0)
 }
 
 fn trim_seconds(s: f64) -> String {

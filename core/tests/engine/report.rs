@@ -1,6 +1,7 @@
 //! The explain command's report (core/src/report.rs): Deployments, ReplicaSets and
 //! forecasts from one snapshot, as data and as the one text the CLI and the example print.
 
+use replicore::deployment::forecast::PodGroup;
 use replicore::explain::{explain_json, report_text, ExplainOptions};
 use replicore::report::{render, report, ForecastRequest, ReportOptions};
 use replicore::{Error, Time};
@@ -29,9 +30,18 @@ fn a_snapshot_with_a_deployment_reports_it_then_its_replica_sets() {
         text.contains("create gateway-569ccb8dcc with 3 replicas"),
         "{text}"
     );
-    // The ReplicaSet part is the ReplicaSet report itself.
-    let rs = report_text(&explain_json(&bytes, &ExplainOptions::at(now())).unwrap());
-    assert!(text.contains(&rs), "{text}");
+    // The ReplicaSet part is the ReplicaSet report itself, but for its header: the
+    // Deployment explained above is not one "other object ignored" (the ReplicaSet report
+    // alone ignores it).
+    let alone = explain_json(&bytes, &ExplainOptions::at(now())).unwrap();
+    assert_eq!(alone.ignored, 1, "the snapshot's one Deployment");
+    let rs = report_text(&alone);
+    let (header, body) = rs.split_once('\n').unwrap();
+    assert!(header.ends_with(", 1 other object ignored"), "{header}");
+    let header = header.trim_end_matches(", 1 other object ignored");
+    assert!(text.contains(&format!("{header}\n{body}")), "{text}");
+    assert!(!text.contains("ignored"), "{text}");
+    assert_eq!(r.replica_sets.as_ref().unwrap().ignored, 0);
     assert!(r.forecasts.is_empty());
 }
 
@@ -48,7 +58,15 @@ fn a_forecast_plays_each_deployment_forward() {
     assert_eq!(r.forecasts.len(), 1);
     let f = &r.forecasts[0];
     assert_eq!(f.peak_pods, 13, "10 replicas, maxSurge 25% → 13");
-    assert_eq!(f.min_available, 8, "maxUnavailable 25% → 8");
+    // The snapshot's pods are where the forecast starts: 4 of the old ReplicaSet's 10
+    // crash-loop, so 6 are available at the start (below maxUnavailable 25%'s 8).
+    assert_eq!(f.min_available, 6);
+    let crash = f
+        .assumptions
+        .iter()
+        .find(|a| a.group == PodGroup::CrashLooping)
+        .expect("the crash-looping group");
+    assert_eq!((crash.pods, crash.new, crash.ready), (4, false, false));
     let text = render(&r);
     assert!(
         text.contains("Forecast for deployment team-a/gateway"),

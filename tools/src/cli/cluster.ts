@@ -12,6 +12,8 @@ import { CliError, usageError } from "./io.js";
 export interface Target {
   kind: "Deployment" | "ReplicaSet";
   name: string;
+  /** As given (`deploy/web`). */
+  arg: string;
 }
 
 const KINDS: Record<string, Target["kind"]> = {
@@ -34,7 +36,7 @@ export function parseTarget(arg: string): Target {
   if (slash < 0 || kind === undefined || name === "" || name.includes("/")) {
     throw usageError(`'${arg}': expected deploy/NAME or rs/NAME`, "explain");
   }
-  return { kind, name };
+  return { kind, name, arg };
 }
 
 export interface ClusterOptions {
@@ -71,13 +73,53 @@ export async function readCluster(target: Target, o: ClusterOptions): Promise<{ 
       if (item !== null && typeof item === "object") items.push({ apiVersion, kind, ...(item as object) });
     }
   }
+  const named = (item: unknown): { kind?: unknown; metadata?: { name?: unknown } } => item as { kind?: unknown; metadata?: { name?: unknown } };
+  const names = items.filter((i) => named(i).kind === target.kind).map((i) => String(named(i).metadata?.name ?? ""));
+  if (!names.includes(target.name)) throw new CliError(`${target.arg}: ${await notFound(kc, cluster.server, namespace, target, names)}`, 1);
   return { text: JSON.stringify({ apiVersion: "v1", kind: "List", items }), namespace, source: `${cluster.server} namespace ${namespace}` };
+}
+
+/**
+ * Why the target is not in the namespace's lists: the namespace does not exist (404 to
+ * reading it), or it does and has no such object (then the names it has). A namespace
+ * the kubeconfig's user may not read leaves that open, and says so.
+ */
+async function notFound(kc: KubeConfig, server: string, namespace: string, target: Target, names: string[]): Promise<string> {
+  const where = `namespace ${namespace} on ${server}`;
+  const ns = await get(kc, server, `/api/v1/namespaces/${encodeURIComponent(namespace)}`);
+  if (ns.code === 404) return `namespace "${namespace}" not found on ${server}`;
+  const has = names.length === 0 ? "none" : [...names].sort().join(", ");
+  const missing = `no ${target.kind} named "${target.name}" in ${where}; it has ${has}`;
+  if (ns.code >= 200 && ns.code <= 299) return missing;
+  return `${missing} (whether namespace ${namespace} exists is not known: reading it answered ${ns.code} ${statusMessage(ns.body)})`;
 }
 
 type KubeConfig = ReturnType<typeof import("../operator/kube.js").loadKubeConfig>;
 
 /** GET `path` with the kubeconfig's credentials; the JSON body, or a one-line error. */
 async function getJson(kc: KubeConfig, server: string, path: string): Promise<unknown> {
+  const { code, body, url } = await get(kc, server, path);
+  if (code < 200 || code > 299) throw new CliError(`GET ${url.pathname}: ${code} ${statusMessage(body)}`, 1);
+  try {
+    return JSON.parse(body);
+  } catch {
+    throw new CliError(`GET ${url.pathname}: the answer is not JSON`, 1);
+  }
+}
+
+/** A Status body's message, else the body's start. */
+function statusMessage(body: string): string {
+  try {
+    const status = JSON.parse(body) as { message?: unknown };
+    if (typeof status.message === "string") return status.message;
+  } catch {
+    // not a Status: the body's start is the message
+  }
+  return body.slice(0, 300);
+}
+
+/** GET `path` with the kubeconfig's credentials: the status code and the body (a transport failure: a one-line error). */
+async function get(kc: KubeConfig, server: string, path: string): Promise<{ code: number; body: string; url: URL }> {
   const url = new URL(`${server.replace(/\/$/, "")}${path}`);
   const options: RequestOptions = { method: "GET", headers: { accept: "application/json" } };
   try {
@@ -90,26 +132,7 @@ async function getJson(kc: KubeConfig, server: string, path: string): Promise<un
     const req = request(url, options, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        const body = Buffer.concat(chunks).toString("utf8");
-        const code = res.statusCode ?? 0;
-        if (code < 200 || code > 299) {
-          let message = body.slice(0, 300);
-          try {
-            const status = JSON.parse(body) as { message?: unknown };
-            if (typeof status.message === "string") message = status.message;
-          } catch {
-            // not a Status: the body's start is the message
-          }
-          reject(new CliError(`GET ${url.pathname}: ${code} ${message}`, 1));
-          return;
-        }
-        try {
-          resolve(JSON.parse(body));
-        } catch {
-          reject(new CliError(`GET ${url.pathname}: the answer is not JSON`, 1));
-        }
-      });
+      res.on("end", () => resolve({ code: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8"), url }));
     });
     req.on("error", (e) => reject(new CliError(`GET ${url.href}: ${e.message}`, 1)));
     req.end();

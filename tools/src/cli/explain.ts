@@ -7,7 +7,8 @@ import { parseTarget, readCluster } from "./cluster.js";
 import { CliError, describeInputError, emit, readInput, usageError, type Input } from "./io.js";
 
 export const EXPLAIN_USAGE = `usage: replicore explain [-f FILE|-] [--replicas N] [--rs NAME] [--deployment NAME]
-                        [--now TIME] [--forecast [--startup S] [--seed N] [--failing]] [--json]
+                        [--now TIME] [--forecast [--startup S] [--seed N]
+                        [--failing|--assume-ready]] [--json]
        replicore explain deploy/NAME|rs/NAME [-n NAMESPACE] [--kubeconfig FILE]
                         [--context NAME] [other options as above]
 
@@ -20,7 +21,12 @@ slow-start batches, or delete which pods and why), and with --replicas which pod
 scale-down would delete, first to go first, each with the rule that placed it.
 With --forecast, each Deployment's rollout is played forward (the engine's Deployment
 and ReplicaSet controllers over a seeded model of pod start-up): a step table, the total
-time, the peak pod count, the minimum availability, and where it would stall.
+time, the peak pod count, the minimum availability, and where it would stall. It starts
+from the pods the snapshot shows, in groups (available, ready, starting, unready past
+the start-up time, crash-looping), and says what it assumed of each: the ones unready
+past the start-up time or restarting never become ready, and neither do the new
+template's new pods when all its observed ones fail. --failing and --assume-ready
+override what the cluster shows.
 
 Given deploy/NAME or rs/NAME, the snapshot is read from the cluster of the kubeconfig
 (read-only: the namespace's Deployments, ReplicaSets and pods, as \`kubectl get
@@ -43,6 +49,8 @@ Installed as \`kubectl-replicore\` on PATH, it is also \`kubectl replicore expla
   --startup S       forecast: seconds from a pod's creation to ready (default 10)
   --seed N          forecast: the seed of the pod model (default 1)
   --failing         forecast: the new template's pods never become ready
+  --assume-ready    forecast: every pod becomes ready after its start-up time (one
+                    unready past it or restarting: a start-up time from now)
   --json            print the explanation as JSON
   -h, --help        this help
 
@@ -66,6 +74,7 @@ const OPTIONS = {
   startup: { type: "string" },
   seed: { type: "string" },
   failing: { type: "boolean" },
+  "assume-ready": { type: "boolean" },
   json: { type: "boolean" },
 } as const;
 
@@ -99,9 +108,11 @@ export async function explainCommand(args: string[]): Promise<void> {
       if (!/^\d+$/.test(seed.trim()) || Number(seed) > Number.MAX_SAFE_INTEGER) throw usageError(`--seed: '${seed}' is not a whole number up to 2^53-1`, "explain");
       options.forecast.seed = Number(seed);
     }
+    if (p.values.failing && p.values["assume-ready"]) throw usageError("give --failing or --assume-ready, not both", "explain");
     if (p.values.failing) options.forecast.failure = { kind: "newTemplateFails" };
-  } else if (startup !== undefined || seed !== undefined || p.values.failing) {
-    throw usageError("--startup, --seed and --failing go with --forecast", "explain");
+    if (p.values["assume-ready"]) options.forecast.failure = { kind: "none" };
+  } else if (startup !== undefined || seed !== undefined || p.values.failing || p.values["assume-ready"]) {
+    throw usageError("--startup, --seed, --failing and --assume-ready go with --forecast", "explain");
   }
 
   const file = stringValue(p, "file");

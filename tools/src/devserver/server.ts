@@ -34,6 +34,8 @@ export interface DevServerOptions {
   kubelet?: KubeletOptions | null;
   /** Print one JSON line per request on stderr. */
   logRequests?: boolean;
+  /** Told of every request as it arrives (its method, URL and User-Agent), e.g. to measure a client's rate. */
+  onRequest?: (r: { method: string; url: string; userAgent: string | undefined; at: number }) => void;
   /**
    * Bearer tokens and their users' deny rules (`auth.ts`): an unknown token gets 401, a
    * denied request 403 with kube-apiserver's message. Unset: every request is allowed.
@@ -187,6 +189,7 @@ export class DevServer {
     const path = url.pathname.replace(/\/+$/, "") || "/";
     const method = req.method ?? "GET";
     if (this.options.logRequests) process.stderr.write(`${JSON.stringify({ msg: "request", method, url: req.url })}\n`);
+    this.options.onRequest?.({ method, url: req.url ?? "/", userAgent: req.headers["user-agent"], at: performance.now() });
 
     if (path.startsWith("/_replicore/")) return this.control(req, res, path);
     // kube-apiserver authenticates every request before routing it.

@@ -9,13 +9,13 @@ import { CliError, emit, usageError } from "../cli/io.js";
 import { Access, describe, remedy, type Denial } from "./access.js";
 import { Controller } from "./controller.js";
 import { DeploymentController } from "./deployment-controller.js";
-import { EventRecorder } from "./recorder.js";
+import { ClientFactory, LEADER_ELECTION_CLIENT, SHARED_INFORMERS_CLIENT } from "./clients.js";
 import type { Informer } from "./informer.js";
 import type { KubeObject } from "./deployment-engine.js";
-import { clients, loadKubeConfig, parseOwner } from "./kube.js";
+import { loadKubeConfig, parseOwner } from "./kube.js";
 import { DEFAULT_LEASE, LeaderElector } from "./leader.js";
 import { makeLogger, type Level } from "./log.js";
-import { DEFAULT_CLIENT_RATE_LIMIT, rateLimited, TokenBucket } from "./ratelimit.js";
+import { DEFAULT_CLIENT_RATE_LIMIT } from "./ratelimit.js";
 import { Metrics, serveOps } from "./metrics.js";
 
 export const OPERATOR_USAGE = `usage: replicore operator [options]
@@ -32,9 +32,12 @@ connection:
   --kubeconfig FILE       kubeconfig (default: $KUBECONFIG, ~/.kube/config, or in-cluster)
   --context NAME          kubeconfig context
   --server URL            an API server without credentials (the dev server)
-  --kube-api-qps Q        requests per second to the API server (default 20, as
-                          kube-controller-manager; 0 = no limit)
-  --kube-api-burst N      requests at once after a quiet spell (default 30)
+  --kube-api-qps Q        requests per second to the API server, per client (default
+                          20, as kube-controller-manager; 0 = no limit)
+  --kube-api-burst N      requests at once after a quiet spell, per client (default 30)
+                          Each controller has a client of its own (user agent
+                          replicore/replicaset-controller, …), as have the shared
+                          informers and the leader election: each its own bucket.
 what it manages:
   --controllers LIST      replicaset, deployment, or both (default replicaset,deployment)
   --owner G/V/Kind        the owner resource (default apps/v1/ReplicaSet); a ReplicaSet-
@@ -72,6 +75,20 @@ and identity, and what to grant or pass; so does a lease namespace that does not
 Later, a denial is logged ("not permitted") and /readyz answers 503 until that request
 succeeds again.
 `;
+
+/**
+ * The controllers --controllers can name, each with the name of its API client
+ * (kube-controller-manager's ControllerContext.NewClient(name)): user agent
+ * replicore/<name>, a token bucket of its own, its requests counted under
+ * controller="<name>". A controller added to the operator adds its line here (the
+ * autoscaler's: `horizontalpodautoscaling: "horizontal-pod-autoscaler"`).
+ */
+export const CONTROLLER_CLIENTS = {
+  replicaset: "replicaset-controller",
+  deployment: "deployment-controller",
+} as const;
+type ControllerName = keyof typeof CONTROLLER_CLIENTS;
+const isControllerName = (c: string): c is ControllerName => Object.hasOwn(CONTROLLER_CLIENTS, c);
 
 /** The lease namespace when neither --lease-namespace nor $POD_NAMESPACE says: tools/deploy/rbac.yaml's. */
 export const DEFAULT_LEASE_NAMESPACE = "replicore-system";
@@ -151,7 +168,7 @@ export async function operatorCommand(args: string[]): Promise<number> {
   }
   const selected = (stringValue(p, "controllers") ?? "replicaset,deployment").split(",").map((c) => c.trim());
   for (const c of selected) {
-    if (c !== "replicaset" && c !== "deployment") throw usageError(`--controllers: expected replicaset, deployment or both (comma-separated), got '${c}'`, "operator");
+    if (!isControllerName(c)) throw usageError(`--controllers: expected one or more of ${Object.keys(CONTROLLER_CLIENTS).join(", ")} (comma-separated), got '${c}'`, "operator");
   }
   const runReplicaSets = selected.includes("replicaset");
   const runDeployments = selected.includes("deployment");
@@ -180,11 +197,13 @@ export async function operatorCommand(args: string[]): Promise<number> {
   let deniedAtStart: (d: Denial) => void = () => {};
   const startDenied = new Promise<Denial>((resolve) => (deniedAtStart = resolve));
   access.onDenied = (d) => deniedAtStart(d);
-  // The controller's client and the leader election's, each with its own token bucket
-  // and connection pool.
-  const api = clients(rateLimited(kc, new TokenBucket(limit)), access);
-  const leaseApi = clients(rateLimited(kc, new TokenBucket(limit)), access);
   const metrics = new Metrics();
+  // A client per controller, one for the shared informers and one for the leader
+  // election, each with its own token bucket and connection pool (./clients.ts).
+  const factory = new ClientFactory(kc, limit, metrics, access);
+  const apiOf = (c: ControllerName) => factory.client(CONTROLLER_CLIENTS[c]);
+  const informerApi = factory.client(SHARED_INFORMERS_CLIENT);
+  const leaseApi = factory.client(LEADER_ELECTION_CLIENT);
 
   process.on("unhandledRejection", (e) => {
     metrics.errors.inc({ where: "internal" });
@@ -206,10 +225,11 @@ export async function operatorCommand(args: string[]): Promise<number> {
   let running = false;
   const mayWrite = (): boolean => running && (elector ? elector.isLeader() : true);
   const leaderInfo = (): Record<string, unknown> => (elector ? { sinceRenewMs: elector.sinceRenewMs() } : {});
-  // One event recorder (and correlator) for the process, as kube-controller-manager's broadcaster.
-  const recorder = new EventRecorder(api, log, metrics);
+  // Each controller records its events through its own client and broadcaster (recorder
+  // and correlator), as kube-controller-manager's do.
   const controller = new Controller({
-    clients: api,
+    clients: apiOf("replicaset"),
+    informerClients: informerApi,
     owner,
     workers,
     config: { burstReplicas: burst, ownerKind: { apiVersion: owner.apiVersion, kind: owner.kind } },
@@ -219,16 +239,15 @@ export async function operatorCommand(args: string[]): Promise<number> {
     leaderInfo,
     identity,
     access,
-    recorder,
   });
   const deployments = new DeploymentController({
-    clients: api,
+    clients: apiOf("deployment"),
+    informerClients: informerApi,
     deployment: deploymentOwner,
     replicaSet: owner,
     workers: deploymentWorkers,
     log,
     metrics,
-    recorder,
     mayWrite,
     leaderInfo,
     access,
@@ -323,7 +342,7 @@ export async function operatorCommand(args: string[]): Promise<number> {
   }
   log.info("shutting down", { signal: why });
   await Promise.all([controller.drainWorkers(), deployments.drainWorkers()]);
-  await recorder.drain();
+  await Promise.all([controller.recorder.drain(), deployments.recorder.drain()]);
   await stopInformers();
   running = false;
   elector?.stop();

@@ -17,7 +17,10 @@ import { NotLeader, runWorker } from "./worker.js";
 import type { Config, EventDecision, KubeEvent, ClaimOutcome, LiveOwner } from "replicore";
 
 export interface ControllerOptions {
+  /** The controller's own client: its writes, live reads and events. */
   clients: Clients;
+  /** The informers' lists and watches (kube-controller-manager's shared-informers client); default `clients`. */
+  informerClients?: Clients;
   owner: OwnerResource;
   workers: number;
   config: Config;
@@ -32,7 +35,7 @@ export interface ControllerOptions {
   watchBackoffMs?: { min: number; max: number };
   /** Told of watch denials (the API clients report every other answer themselves). */
   access?: Access;
-  /** The process's event recorder (one is made when not given). */
+  /** The controller's event recorder (one writing through `clients` is made when not given). */
   recorder?: EventRecorder;
 }
 
@@ -60,14 +63,14 @@ export class Controller {
   readonly queue: WorkQueue;
   private readonly expectations = new Map<string, Expectations>();
   private readonly consistency = new Map<string, Consistency>();
-  private readonly recorder: EventRecorder;
+  readonly recorder: EventRecorder;
   private podInformer: Informer<V1Pod> | undefined;
   private ownerInformer: Informer<V1ReplicaSet> | undefined;
   private workers: Promise<void>[] = [];
 
   constructor(private readonly o: ControllerOptions) {
     this.engine = new Engine(o.config);
-    this.recorder = o.recorder ?? new EventRecorder(o.clients, o.log, o.metrics);
+    this.recorder = o.recorder ?? new EventRecorder(o.clients, o.log, o.metrics, EVENT_SOURCE_COMPONENT);
     this.queue = new WorkQueue(new ControllerRateLimiter(o.rateLimits), {
       depth: (n) => o.metrics.queueDepth.set(n),
       retry: () => o.metrics.retries.inc(),
@@ -77,7 +80,7 @@ export class Controller {
   // -- informers ------------------------------------------------------------------------
 
   async startInformers(): Promise<void> {
-    const { kc, core, custom } = this.o.clients;
+    const { kc, core, custom } = this.o.informerClients ?? this.o.clients;
     const ow = this.o.owner;
     const backoff = this.o.watchBackoffMs ?? { min: 200, max: 5000 };
     const ownerPath = `/apis/${ow.group}/${ow.version}/${ow.plural}`;

@@ -16,12 +16,15 @@ import { apiError, patchOptions, type Clients, type OwnerResource } from "./kube
 import type { Logger } from "./log.js";
 import type { Metrics } from "./metrics.js";
 import { ControllerRateLimiter, WorkQueue, type RateLimiterOptions } from "./queue.js";
-import type { EventRecorder } from "./recorder.js";
+import { EventRecorder } from "./recorder.js";
 import { trimPod } from "./transform.js";
 import { NotLeader, runWorker } from "./worker.js";
 
 export interface DeploymentControllerOptions {
+  /** The controller's own client: its writes, live reads and events. */
   clients: Clients;
+  /** The informers' lists and watches (kube-controller-manager's shared-informers client); default `clients`. */
+  informerClients?: Clients;
   /** The Deployment resource (apps/v1 Deployment, or replicore.dev/v1alpha1 ReplicaDeployment). */
   deployment: OwnerResource;
   /** The ReplicaSet resource its ReplicaSets are (apps/v1 ReplicaSet, or ReplicaPool). */
@@ -29,7 +32,8 @@ export interface DeploymentControllerOptions {
   workers: number;
   log: Logger;
   metrics: Metrics;
-  recorder: EventRecorder;
+  /** The controller's event recorder (one writing through `clients` is made when not given). */
+  recorder?: EventRecorder;
   /** Whether this process may write now (leader election); checked before every write. */
   mayWrite: () => boolean;
   leaderInfo?: () => Record<string, unknown>;
@@ -50,6 +54,7 @@ const nsOf = (o: KubeObject): string => o.metadata?.namespace ?? "";
 
 export class DeploymentController {
   readonly queue: WorkQueue;
+  readonly recorder: EventRecorder;
   private readonly kinds: KindMap;
   private deployments: Informer<KubeObject> | undefined;
   private replicaSets: Informer<KubeObject> | undefined;
@@ -60,6 +65,7 @@ export class DeploymentController {
 
   constructor(private readonly o: DeploymentControllerOptions) {
     this.kinds = new KindMap(o.deployment, o.replicaSet);
+    this.recorder = o.recorder ?? new EventRecorder(o.clients, o.log, o.metrics, EVENT_SOURCE_COMPONENT);
     this.queue = new WorkQueue(new ControllerRateLimiter(o.rateLimits), {
       depth: (n) => o.metrics.deploymentQueueDepth.set(n),
       retry: () => o.metrics.deploymentRetries.inc(),
@@ -69,7 +75,7 @@ export class DeploymentController {
   // -- informers ------------------------------------------------------------------------
 
   private informer(name: string, r: OwnerResource | "pods", onEvent: (e: InformerEvent<KubeObject>) => void): Informer<KubeObject> {
-    const { kc, core, custom } = this.o.clients;
+    const { kc, core, custom } = this.o.informerClients ?? this.o.clients;
     const backoff = this.o.watchBackoffMs ?? { min: 200, max: 5000 };
     const path = r === "pods" ? "/api/v1/pods" : `/apis/${r.group}/${r.version}/${r.plural}`;
     const list =
@@ -238,7 +244,7 @@ export class DeploymentController {
     );
     if (cached) {
       for (const ev of done.events) {
-        this.o.recorder.record(
+        this.recorder.record(
           {
             kind: this.o.deployment.kind,
             apiVersion: this.o.deployment.apiVersion,

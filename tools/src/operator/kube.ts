@@ -80,9 +80,11 @@ export interface Clients {
  * 401/403 with its Status body, kept readable for the caller): client-node's own
  * `makeApiClient`, with the HTTP library wrapped, and each request sent with undici's
  * `request` on client-node's dispatcher (./http.ts; client-node's fetch-based library
- * with REPLICORE_FETCH_HTTP=1, for tools/bench/operator.mjs's comparison).
+ * with REPLICORE_FETCH_HTTP=1, for tools/bench/operator.mjs's comparison). `userAgent`
+ * names the client to the server (default `replicore-operator`); `answered` hears the
+ * method, URL and status of every answer (a watch's excepted: it is not a request/response).
  */
-export function clients(kc: KubeConfig, access?: Access): Clients {
+export function clients(kc: KubeConfig, access?: Access, o: { userAgent?: string; answered?: (method: string, url: string, status: number) => void } = {}): Clients {
   if (!access) return { kc, core: kc.makeApiClient(CoreV1Api), custom: kc.makeApiClient(CustomObjectsApi) };
   const server = kc.getCurrentCluster()?.server;
   if (!server) throw new Error("no cluster in the kubeconfig");
@@ -92,6 +94,7 @@ export function clients(kc: KubeConfig, access?: Access): Clients {
     async send(req) {
       const res = process.env["REPLICORE_FETCH_HTTP"] ? await fallback(req) : await sendDirect(req, fallback);
       const status = res.httpStatusCode;
+      o.answered?.(req.getHttpMethod().toString(), req.getUrl(), status);
       if (status !== 401 && status !== 403) {
         access.observe(status, req.getHttpMethod().toString(), req.getUrl());
         return res;
@@ -111,7 +114,7 @@ export function clients(kc: KubeConfig, access?: Access): Clients {
         baseServer: new ServerConfiguration<Record<string, never>>(server, {}),
         authMethods: { default: kc },
         httpApi,
-        middleware: [setHeaderMiddleware("User-Agent", "replicore-operator")],
+        middleware: [setHeaderMiddleware("User-Agent", o.userAgent ?? "replicore-operator")],
       }),
     );
   return { kc, core: make(CoreV1Api), custom: make(CustomObjectsApi) };

@@ -24,6 +24,33 @@ export class Metrics {
     labelNames: ["where"] as const,
     registers: [this.registry],
   });
+  // Per API client (label controller: replicaset-controller, deployment-controller,
+  // shared-informers, leader-election), as client-go's rest_client_* metrics.
+  readonly apiRequests = new Counter({
+    name: "replicore_api_requests_total",
+    help: "API requests answered, by client, method and HTTP status (watches not counted)",
+    labelNames: ["controller", "method", "code"] as const,
+    registers: [this.registry],
+  });
+  readonly apiRateLimiterWait = new Histogram({
+    name: "replicore_api_rate_limiter_duration_seconds",
+    help: "Time a request (a watch included) waited for its client's token bucket",
+    labelNames: ["controller"] as const,
+    buckets: [0, 0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+  readonly apiConflicts = new Counter({
+    name: "replicore_api_conflicts_total",
+    help: "409 Conflict answers to writes, by client and write (verb and resource, e.g. update deployments/status)",
+    labelNames: ["controller", "write"] as const,
+    registers: [this.registry],
+  });
+  readonly eventsDropped = new Counter({
+    name: "replicore_events_dropped_total",
+    help: "Events not recorded because the controller's event queue was full (client-go's broadcaster drops them too)",
+    labelNames: ["controller"] as const,
+    registers: [this.registry],
+  });
   readonly leader = new Gauge({ name: "replicore_leader", help: "1 while this process holds the lease", registers: [this.registry] });
   readonly wasmMemory = new Gauge({
     name: "replicore_wasm_memory_bytes",

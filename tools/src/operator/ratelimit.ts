@@ -44,13 +44,13 @@ export class TokenBucket {
     return this.tokens >= 0 ? 0 : (-this.tokens / this.limit.qps) * 1000;
   }
 
-  /** Waits for a token. */
-  take(): Promise<void> {
+  /** Waits for a token; resolves to the milliseconds waited. */
+  take(): Promise<number> {
     const ms = this.reserve();
-    if (ms <= 0) return Promise.resolve();
+    if (ms <= 0) return Promise.resolve(0);
     this.waited++;
     this.waitedMs += ms;
-    return new Promise((r) => setTimeout(r, ms));
+    return new Promise((r) => setTimeout(() => r(ms), ms));
   }
 }
 
@@ -63,15 +63,22 @@ export class TokenBucket {
  *   certificate, or insecure-skip-tls-verify): a new connection, and TLS handshake, per
  *   request, and an Agent per request for the collector. The first Agent is kept and
  *   used for every later request (the options come from the same kubeconfig).
- * Each call gives a separate bucket and pool, as kube-controller-manager gives its leader
- * election a client of its own.
+ * - every request, a watch included, carries the client's user agent.
+ * Each call gives a separate bucket and pool, as kube-controller-manager gives each
+ * controller, its shared informers and its leader election a client of their own
+ * (./clients.ts). `waited` hears how long each request waited for its token (ms).
  */
-export function rateLimited(kc: KubeConfig, bucket: TokenBucket): KubeConfig {
+export function rateLimited(kc: KubeConfig, bucket: TokenBucket, o: { userAgent?: string; waited?: (ms: number) => void } = {}): KubeConfig {
   const limited = Object.create(kc) as KubeConfig;
   let pool: ReturnType<RequestContext["getDispatcher"]>;
+  const take = async (): Promise<void> => {
+    const ms = await bucket.take();
+    o.waited?.(ms);
+  };
   limited.applySecurityAuthentication = async (ctx: RequestContext) => {
-    await bucket.take();
+    await take();
     await kc.applySecurityAuthentication(ctx);
+    if (o.userAgent !== undefined) ctx.setHeaderParam("User-Agent", o.userAgent);
     const fresh = ctx.getDispatcher();
     if (fresh === undefined) return;
     pool ??= fresh;

@@ -1,8 +1,9 @@
-// The event recorder both controllers write through, as kube-controller-manager's
-// recorders share one broadcaster per process: events queued (at most 1000, further ones
-// dropped, as client-go's broadcaster), then, one at a time and in order, correlated by
-// the engine (similar events combined, repeats counted on one Event by a strategic merge
-// PATCH, the per-object spam filter) and written as it says.
+// A controller's event recorder, as each of kube-controller-manager's controllers has its
+// own broadcaster writing through its own client: events queued (at most 1000, further
+// ones dropped, as client-go's broadcaster; counted in replicore_events_dropped_total and
+// logged once per interval, not once per event), then, one at a time and in order,
+// correlated by the engine (similar events combined, repeats counted on one Event by a
+// strategic merge PATCH, the per-object spam filter) and written as it says.
 
 import { ApiException, type CoreV1Event } from "@kubernetes/client-node";
 import { EventCorrelator } from "replicore";
@@ -16,6 +17,8 @@ const MAX_QUEUED_EVENTS = 1000;
 /** client-go's `maxTriesPerEvent` and `defaultSleepDuration` (ms) for events it cannot send. */
 const EVENT_MAX_TRIES = 12;
 const EVENT_RETRY_MS = 10_000;
+/** Dropped events are logged at most once per this many ms (with how many since the last line). */
+export const DROPPED_EVENTS_LOG_MS = 10_000;
 
 /** The object an event is about (an Event's involvedObject). */
 export interface Involved {
@@ -36,18 +39,23 @@ export class EventRecorder {
   private stopping = false;
   private readonly pending = new Set<Promise<unknown>>();
   private readonly sleepers = new Set<() => void>();
+  /** Events dropped since the last "events dropped" line, by reason; the timer of the next line. */
+  private dropped = new Map<string, number>();
+  private dropTimer: NodeJS.Timeout | undefined;
 
+  /** `name`: the controller (its metrics label); `dropLogMs`: how often drops are logged at most. */
   constructor(
     private readonly clients: Clients,
     private readonly log: Logger,
     private readonly metrics: Metrics,
+    private readonly name: string,
+    private readonly dropLogMs = DROPPED_EVENTS_LOG_MS,
   ) {}
 
   /** Queues one event about `obj` from `component` (never throws, never rejects). */
   record(obj: Involved, ev: { type: string; reason: string; message: string }, component: string): void {
     if (this.queued >= MAX_QUEUED_EVENTS) {
-      this.metrics.errors.inc({ where: "event" });
-      this.log.warn("event not recorded: too many queued events", { reason: ev.reason });
+      this.drop(ev.reason);
       return;
     }
     const now = new Date();
@@ -76,9 +84,40 @@ export class EventRecorder {
     this.pending.add(p);
   }
 
+  /**
+   * An event not queued: counted at once; logged at once if no drop was logged within the
+   * interval, else with the others of the interval when it ends.
+   */
+  private drop(reason: string): void {
+    this.metrics.eventsDropped.inc({ controller: this.name });
+    this.dropped.set(reason, (this.dropped.get(reason) ?? 0) + 1);
+    if (this.dropTimer !== undefined) return;
+    this.logDropped();
+    const tick = (): void => {
+      // A quiet interval ends the timer: the next drop is logged at once again.
+      if (this.dropped.size === 0) this.dropTimer = undefined;
+      else {
+        this.logDropped();
+        this.dropTimer = setTimeout(tick, this.dropLogMs).unref();
+      }
+    };
+    this.dropTimer = setTimeout(tick, this.dropLogMs).unref();
+  }
+
+  private logDropped(): void {
+    if (this.dropped.size === 0) return;
+    const byReason = Object.fromEntries(this.dropped);
+    const events = [...this.dropped.values()].reduce((a, b) => a + b, 0);
+    this.dropped = new Map();
+    this.log.warn("events not recorded: too many queued events", { controller: this.name, events, byReason, queued: this.queued, everyMs: this.dropLogMs });
+  }
+
   /** Waits for the writes in flight; writes still waiting to retry give up (client-go's shutdown). */
   async drain(): Promise<void> {
     this.stopping = true;
+    if (this.dropTimer !== undefined) clearTimeout(this.dropTimer);
+    this.dropTimer = undefined;
+    this.logDropped();
     for (const wake of [...this.sleepers]) wake();
     await Promise.allSettled([...this.pending]);
   }
