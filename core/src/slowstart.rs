@@ -34,29 +34,49 @@ pub struct SlowStartResult {
     pub first_failure: Option<usize>,
 }
 
+/// the size of the next batch of a schedule, given whether each call issued so far
+/// failed (in call order): `None` once a batch had a failure (it was the last one), when a
+/// batch is only partly reported, or when the schedule is done. The one statement of where
+/// slow start stops; [`run`] and the sync's plan ([`crate::sync::CreatePlan::next_batch`])
+/// both ask it.
+pub fn next_batch(batches: &[usize], failed_so_far: &[bool]) -> Option<usize> {
+    let mut issued = 0;
+    for &size in batches {
+        if issued >= failed_so_far.len() {
+            return (issued == failed_so_far.len()).then_some(size);
+        }
+        let batch = failed_so_far.get(issued..issued + size)?;
+        if batch.iter().any(|&failed| failed) {
+            return None;
+        }
+        issued += size;
+    }
+    None
+}
+
 /// Runs the schedule over per-call results (`true` = success), in call order: stops after
 /// the first batch that has a failure. `failed(i)` answers for call `i` (0-based).
 pub fn run(count: usize, initial: usize, mut failed: impl FnMut(usize) -> bool) -> SlowStartResult {
+    let sizes = batch_sizes(count, initial);
+    let mut outcomes: Vec<bool> = Vec::with_capacity(count);
     let mut result = SlowStartResult {
         successes: 0,
         calls: 0,
         batches: Vec::new(),
         first_failure: None,
     };
-    for size in batch_sizes(count, initial) {
+    while let Some(size) = next_batch(&sizes, &outcomes) {
         result.batches.push(size);
-        let start = result.calls;
-        for i in start..start + size {
-            if failed(i) {
+        for i in result.calls..result.calls + size {
+            let f = failed(i);
+            if f {
                 result.first_failure.get_or_insert(i);
             } else {
                 result.successes += 1;
             }
+            outcomes.push(f);
         }
         result.calls += size;
-        if result.first_failure.is_some() {
-            break;
-        }
     }
     result
 }

@@ -1008,18 +1008,8 @@ impl CreatePlan {
         if self.refused.is_some() {
             return None;
         }
-        let mut issued = 0;
-        for size in &self.batches {
-            if issued >= results_so_far.len() {
-                return (issued == results_so_far.len()).then_some(*size);
-            }
-            let batch = results_so_far.get(issued..issued + size)?;
-            if batch.iter().any(create_failed) {
-                return None;
-            }
-            issued += size;
-        }
-        None
+        let failed: Vec<bool> = results_so_far.iter().map(create_failed).collect();
+        crate::slowstart::next_batch(&self.batches, &failed)
     }
 }
 

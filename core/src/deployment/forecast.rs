@@ -47,8 +47,9 @@ use super::machine::{run_sync, ApiCall, ApiResult, DeploymentSyncInput, Progress
 use super::model::{reason, Deployment, Rs, Wire, RECREATE};
 use super::strategy::{max_replicas, max_surge, max_unavailable};
 
-/// The ReplicaSet controller's `burstReplicas` (kube-controller-manager default).
-const BURST: usize = 500;
+/// The ReplicaSet controller's `burstReplicas` (kube-controller-manager's default, the
+/// engine's one constant for it).
+const BURST: usize = crate::config::DEFAULT_BURST_REPLICAS;
 /// Syncs of one instant at most (a sync that writes a ReplicaSet is followed by another
 /// once the ReplicaSet controller has acted, as the watch would trigger it).
 const SYNCS_PER_INSTANT: usize = 8;
