@@ -28,8 +28,10 @@ pub struct Rng {
 }
 
 /// The characters of generated names (Kubernetes' `utilrand.String` alphabet: no vowels,
-/// no confusable digits).
-const ALPHANUMS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+/// no confusable digits), also the alphabet of `rand.SafeEncodeString` (the
+/// `pod-template-hash`). The one copy: hosts ask for it (`generatedNameAlphabet()`).
+pub const NAME_ALPHABET: &[u8; 27] = b"bcdfghjklmnpqrstvwxz2456789";
+const ALPHANUMS: &[u8] = NAME_ALPHABET;
 
 impl Rng {
     pub fn new(seed: u64) -> Self {

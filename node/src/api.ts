@@ -87,6 +87,11 @@ export function version(): string {
   return guard("", () => raw.version());
 }
 
+/** The characters of generated names (Kubernetes' `utilrand.String` alphabet). */
+export function generatedNameAlphabet(): string {
+  return guard("", () => raw.generatedNameAlphabet());
+}
+
 /**
  * What one sync will do: claims (adopt/release patches), the manage step (creates in
  * slow-start batches, or ranked deletions), and the expectations to record first.

@@ -78,6 +78,13 @@ fn plan_from(input: &JsValue, config: &JsValue) -> Result<SyncPlan, JsValue> {
     plan_sync(&input, &config).map_err(|e| error(&e))
 }
 
+/// `generatedNameAlphabet()`: the characters of generated names (`utilrand.String`), for
+/// hosts that generate names (the dev server's `generateName`), so none restates them.
+#[wasm_bindgen(js_name = generatedNameAlphabet)]
+pub fn generated_name_alphabet() -> String {
+    String::from_utf8_lossy(replicore::rng::NAME_ALPHABET).into_owned()
+}
+
 /// The package version.
 #[wasm_bindgen]
 pub fn version() -> String {

@@ -97,7 +97,7 @@ fn collision_bytes(count: i32) -> [u8; 8] {
 /// `rand.SafeEncodeString(fmt.Sprint(sum))`: each decimal digit `c` (a byte 48..=57)
 /// becomes `ALPHABET[c % 27]`.
 fn safe_encode(sum: u32) -> String {
-    const ALPHABET: &[u8; 27] = b"bcdfghjklmnpqrstvwxz2456789";
+    const ALPHABET: &[u8; 27] = crate::rng::NAME_ALPHABET;
     sum.to_string()
         .bytes()
         .filter_map(|c| ALPHABET.get(usize::from(c) % ALPHABET.len()))

@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { splitApiPath, type RequestAttributes } from "../api-path.js";
-import { podQuotaUsed, type Pod } from "replicore";
+import { generatedNameAlphabet, podQuotaUsed, type Pod } from "replicore";
 import { authorize, type TokenTable } from "./auth.js";
 import { FaultState, reasonFor, type FaultRule, type RequestInfo } from "./faults.js";
 import { CAUSE_REASON, deploymentCells, dropNulls, errorBody, sameJson } from "./deployments.js";
@@ -63,10 +63,13 @@ function now(): string {
   return new Date().toISOString().replace(/\.\d+Z$/, "Z");
 }
 
-const NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789";
+// The engine's alphabet of generated names, read once (on first use: the module is
+// instantiated by then).
+let nameChars: string | undefined;
 function suffix(): string {
+  nameChars ??= generatedNameAlphabet();
   let s = "";
-  for (let i = 0; i < 5; i++) s += NAME_CHARS[Math.floor(Math.random() * NAME_CHARS.length)];
+  for (let i = 0; i < 5; i++) s += nameChars[Math.floor(Math.random() * nameChars.length)];
   return s;
 }
 
