@@ -101,6 +101,7 @@ pub mod time;
 #[cfg(feature = "ts")]
 pub mod ts;
 mod words;
+pub mod workqueue;
 
 pub use config::{Config, FeatureGates, OwnerKind, DEFAULT_BURST_REPLICAS};
 pub use digest::{Digested, PodDigest, Pods};

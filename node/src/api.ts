@@ -42,6 +42,7 @@ import type {
 import type { Correlated, Correlation, EventCorrelatorSize, EventCorrelatorState, EventToRecord, RecordedEvent } from "./types.js";
 import type { ApiCall, ApiResult, DeploymentSync, DeploymentSyncInput, KubeObject, QueueAction, Step, SyncDone } from "./types.js";
 import type { HpaAnswer, HpaCall, HpaStep, HpaSyncDone, HpaSyncInput, HpaSyncState } from "./types.js";
+import type { QueueLimits } from "./types.js";
 
 export type * from "./types.js";
 export type { FieldTree } from "./pod-json.js";
@@ -85,6 +86,11 @@ export function wasmMemoryBytes(): number {
 /** The package (and engine) version. */
 export function version(): string {
   return guard("", () => raw.version());
+}
+
+/** client-go's default controller rate limiter: backoff base and cap (ms), bucket qps and burst. */
+export function controllerQueueLimits(): QueueLimits {
+  return guard("", () => raw.controllerQueueLimits());
 }
 
 /** The characters of generated names (Kubernetes' `utilrand.String` alphabet). */

@@ -10,12 +10,14 @@ use serde::Serialize;
 
 use super::clock::Ms;
 
-/// Per-key exponential backoff bounds.
-pub const BACKOFF_BASE_MS: Ms = 5;
-pub const BACKOFF_MAX_MS: Ms = 1_000_000;
+use replicore::workqueue::CONTROLLER_QUEUE_LIMITS as LIMITS;
+
+/// Per-key exponential backoff bounds (the engine's table).
+pub const BACKOFF_BASE_MS: Ms = LIMITS.base_delay_ms;
+pub const BACKOFF_MAX_MS: Ms = LIMITS.max_delay_ms;
 /// The overall bucket: tokens per second and burst.
-pub const BUCKET_QPS: u64 = 10;
-pub const BUCKET_BURST: u64 = 100;
+pub const BUCKET_QPS: u64 = LIMITS.qps;
+pub const BUCKET_BURST: u64 = LIMITS.burst;
 
 /// A token bucket in thousandths of a token (exact integer arithmetic).
 #[derive(Clone, Debug)]

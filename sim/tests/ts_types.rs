@@ -39,6 +39,8 @@ fn export(cfg: &Config) -> Result<(), ts_rs::ExportError> {
     DeploymentSyncInput::export_all(cfg)?;
     Step::export_all(cfg)?;
     QueueAction::export_all(cfg)?;
+    // The controllers' work-queue limits (client-go's default rate limiter).
+    replicore::workqueue::QueueLimits::export_all(cfg)?;
     // The HorizontalPodAutoscaler: a sync's input, plain state, steps and answers.
     HpaSyncInput::export_all(cfg)?;
     HpaSyncState::export_all(cfg)?;

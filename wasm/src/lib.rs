@@ -85,6 +85,13 @@ pub fn generated_name_alphabet() -> String {
     String::from_utf8_lossy(replicore::rng::NAME_ALPHABET).into_owned()
 }
 
+/// `controllerQueueLimits()`: client-go's default controller rate limiter (backoff base
+/// and cap, bucket qps and burst), for hosts that run a work queue.
+#[wasm_bindgen(js_name = controllerQueueLimits, unchecked_return_type = "QueueLimits")]
+pub fn controller_queue_limits() -> convert::JsResult {
+    convert::to_js(&replicore::workqueue::CONTROLLER_QUEUE_LIMITS)
+}
+
 /// The package version.
 #[wasm_bindgen]
 pub fn version() -> String {

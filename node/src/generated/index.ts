@@ -96,6 +96,7 @@ export type * from "./PodMetric.js";
 export type * from "./PodTally.js";
 export type * from "./ProgressRequeue.js";
 export type * from "./QueueAction.js";
+export type * from "./QueueLimits.js";
 export type * from "./QueueOp.js";
 export type * from "./QueueState.js";
 export type * from "./RankFacts.js";

@@ -7,6 +7,8 @@
 //   to 1000 s) and the overall token bucket (10 per second, burst 100);
 // - forget(key) resets the key's backoff.
 
+import { controllerQueueLimits } from "replicore";
+
 export interface RateLimiterOptions {
   baseDelayMs: number;
   maxDelayMs: number;
@@ -14,7 +16,8 @@ export interface RateLimiterOptions {
   burst: number;
 }
 
-export const DEFAULT_RATE_LIMITS: RateLimiterOptions = { baseDelayMs: 5, maxDelayMs: 1_000_000, qps: 10, burst: 100 };
+/** client-go's defaults, as the engine holds them (`controllerQueueLimits()`). */
+export const DEFAULT_RATE_LIMITS: RateLimiterOptions = controllerQueueLimits();
 
 /** MaxOf(ItemExponentialFailureRateLimiter, BucketRateLimiter). */
 export class ControllerRateLimiter {
