@@ -28,20 +28,43 @@ pub(crate) struct Sample {
 
 /// The pods a sync lists, deduplicated by name as the informer's indexer keys them (a
 /// later pod of a name replaces the earlier one, at the earlier one's place), and the
-/// index of their names: an open-addressing table of (hash, position) probed linearly.
-/// It holds positions only, so it outlives no borrow: [`PodNames::find`] is given the
-/// list it was built over.
+/// index of their names: the names side by side in one buffer (a probe reads no pod) and
+/// an open-addressing table of (hash, position) probed linearly.
 #[derive(Clone, Debug, Default)]
 pub struct PodNames {
     /// (the name's hash, its position + 1); a position of 0 is an empty slot.
     slots: Vec<(u32, u32)>,
+    /// Every name, in position order; `ends[i]` is where the i-th ends.
+    bytes: String,
+    ends: Vec<u32>,
 }
 
+/// A pod name's hash: a folded multiply per 8-byte word. (The crate's Fx hash lets the
+/// last byte of a word cancel out against the next word: generated pod names such as
+/// `web-7d9f8b6c5d-22bbb` gave 5,455 distinct hashes for 10,000 names.)
 fn name_hash(name: &str) -> u32 {
-    use std::hash::Hasher;
-    let mut h = crate::fxhash::FxHasher::default();
-    h.write(name.as_bytes());
-    h.finish() as u32
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    let fold = |h: u64, w: [u8; 8]| {
+        let x = u128::from(h ^ u64::from_le_bytes(w)) * u128::from(K);
+        (x as u64) ^ ((x >> 64) as u64)
+    };
+    let bytes = name.as_bytes();
+    let mut h = bytes.len() as u64;
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        h = fold(h, w);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut w = [0u8; 8];
+        for (d, s) in w.iter_mut().zip(rest) {
+            *d = *s;
+        }
+        h = fold(h, w);
+    }
+    (h ^ (h >> 32)) as u32
 }
 
 impl PodNames {
@@ -50,41 +73,54 @@ impl PodNames {
         let size = (items.len() * 2).next_power_of_two().max(2);
         let mut names = PodNames {
             slots: vec![(0, 0); size],
+            bytes: String::new(),
+            ends: Vec::with_capacity(items.len()),
         };
         let mask = size - 1;
-        let mut kept = 0_usize;
         for i in 0..items.len() {
             let Some(&item) = items.get(i) else { break };
             let key = name(item);
             let hash = name_hash(key);
             let mut at = hash as usize & mask;
-            loop {
-                let Some(slot) = names.slots.get_mut(at) else { break };
-                if slot.1 == 0 {
-                    *slot = (hash, kept as u32 + 1);
-                    if let Some(to) = items.get_mut(kept) {
-                        *to = item;
+            let kept = names.ends.len();
+            let place = loop {
+                let Some(&(h, pos)) = names.slots.get(at) else {
+                    break None;
+                };
+                if pos == 0 {
+                    if let Some(slot) = names.slots.get_mut(at) {
+                        *slot = (hash, kept as u32 + 1);
                     }
-                    kept += 1;
-                    break;
+                    names.bytes.push_str(key);
+                    names.ends.push(names.bytes.len() as u32);
+                    break Some(kept);
                 }
-                let pos = slot.1 as usize - 1;
-                if slot.0 == hash && items.get(pos).is_some_and(|&p| name(p) == key) {
+                let pos = pos as usize - 1;
+                if h == hash && names.name(pos) == Some(key) {
                     // The later pod of a name wins, at the earlier one's place.
-                    if let Some(to) = items.get_mut(pos) {
-                        *to = item;
-                    }
-                    break;
+                    break Some(pos);
                 }
                 at = (at + 1) & mask;
+            };
+            if let Some(to) = place.and_then(|p| items.get_mut(p)) {
+                *to = item;
             }
         }
-        items.truncate(kept);
+        items.truncate(names.ends.len());
         names
     }
 
-    /// The position of the pod named `name` in `pods`, the list the index was built over.
-    pub fn find(&self, pods: &[&HpaPod], name: &str) -> Option<usize> {
+    /// The name at a position.
+    pub fn name(&self, i: usize) -> Option<&str> {
+        let start = match i.checked_sub(1) {
+            Some(before) => *self.ends.get(before)? as usize,
+            None => 0,
+        };
+        self.bytes.get(start..*self.ends.get(i)? as usize)
+    }
+
+    /// The position of the pod named `name`.
+    pub fn find(&self, name: &str) -> Option<usize> {
         let mask = self.slots.len().checked_sub(1)?;
         let hash = name_hash(name);
         let mut at = hash as usize & mask;
@@ -94,7 +130,7 @@ impl PodNames {
                 return None;
             }
             let pos = pos as usize - 1;
-            if h == hash && pods.get(pos).is_some_and(|p| p.metadata.name == name) {
+            if h == hash && self.name(pos) == Some(name) {
                 return Some(pos);
             }
             at = (at + 1) & mask;
@@ -115,8 +151,9 @@ pub(crate) struct Samples<'a> {
 }
 
 impl<'a> Samples<'a> {
-    /// The samples of `list` attached to `pods`: the i-th sample usually names the i-th
-    /// pod, else the name index finds it.
+    /// The samples of `list` attached to `pods`: while the i-th sample names the i-th pod
+    /// it is taken as that pod's, from the first that does not on the name index finds
+    /// each.
     pub fn attach(
         pods: &[&HpaPod],
         names: &PodNames,
@@ -126,12 +163,10 @@ impl<'a> Samples<'a> {
             by_pod: vec![None; pods.len()],
             ..Samples::default()
         };
+        let mut in_step = true;
         for (k, (name, sample)) in list.enumerate() {
-            let at = if pods.get(k).is_some_and(|p| p.metadata.name == name) {
-                Some(k)
-            } else {
-                names.find(pods, name)
-            };
+            in_step = in_step && names.name(k) == Some(name);
+            let at = if in_step { Some(k) } else { names.find(name) };
             match at {
                 Some(i) => out.set(i, sample),
                 None => {
@@ -518,10 +553,10 @@ mod tests {
             .map(|p| (p.metadata.name.as_str(), p.status.phase.as_str()))
             .collect();
         assert_eq!(got, [("a", "Running"), ("b", "Running"), ("c", "Running")]);
-        assert_eq!(names.find(&listed, "a"), Some(0));
-        assert_eq!(names.find(&listed, "c"), Some(2));
-        assert_eq!(names.find(&listed, "d"), None);
-        assert_eq!(PodNames::default().find(&listed, "a"), None);
+        assert_eq!(names.find("a"), Some(0));
+        assert_eq!(names.find("c"), Some(2));
+        assert_eq!(names.find("d"), None);
+        assert_eq!(PodNames::default().find("a"), None);
         // Many names: every one found where it was kept.
         let many: Vec<HpaPod> = (0..1000)
             .map(|i| named(&format!("web-{}-c{}", i % 700, i % 7), "Running"))
@@ -530,7 +565,7 @@ mod tests {
         let names = PodNames::dedupe(&mut listed, |p| p.metadata.name.as_str());
         assert_eq!(listed.len(), 700);
         for (i, p) in listed.iter().enumerate() {
-            assert_eq!(names.find(&listed, &p.metadata.name), Some(i));
+            assert_eq!(names.find(&p.metadata.name), Some(i));
         }
     }
 
