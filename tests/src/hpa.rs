@@ -4,8 +4,8 @@
 //! `hpa-trace` (a sequence of syncs, the engine's own memory carried from step to step).
 
 use replicore::hpa::calculator::{self, Context, ObjectRef, StartupPeriods, Tolerances};
-use replicore::hpa::pods::PodNames;
 use replicore::hpa::model::{HpaPod, MetricResponse};
+use replicore::hpa::pods::PodNames;
 use replicore::hpa::{
     GroupResource, HpaAnswer, HpaCall, HpaMemory, HpaSync, HpaSyncDone, HpaSyncInput,
 };

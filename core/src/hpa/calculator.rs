@@ -257,8 +257,8 @@ pub fn resource_replicas(
     container: &str,
     resp: &MetricResponse,
 ) -> Result<Proposal, Failed> {
-    let (mut samples, timestamp) =
-        samples(ctx, resp).map_err(|e| format!("unable to get metrics for resource {resource}: {e}"))?;
+    let (mut samples, timestamp) = samples(ctx, resp)
+        .map_err(|e| format!("unable to get metrics for resource {resource}: {e}"))?;
     ctx.listed()?;
     let g = pods::group(ctx.pods, &samples, resource, ctx.startup());
     drop_left_out(&mut samples, &g);
@@ -303,8 +303,8 @@ pub fn raw_resource_replicas(
     resource: &str,
     resp: &MetricResponse,
 ) -> Result<Proposal, Failed> {
-    let (samples, timestamp) =
-        samples(ctx, resp).map_err(|e| format!("unable to get metrics for resource {resource}: {e}"))?;
+    let (samples, timestamp) = samples(ctx, resp)
+        .map_err(|e| format!("unable to get metrics for resource {resource}: {e}"))?;
     let (replicas, usage) = plain_replicas(ctx, samples, current, target, resource)?;
     Ok(Proposal {
         replicas,

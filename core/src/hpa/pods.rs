@@ -507,10 +507,7 @@ mod tests {
             class(&running(600, "False", 590), &sample(0, 60), "cpu"),
             "ready"
         );
-        assert_eq!(
-            class(&running(600, "True", 600), &none(), "cpu"),
-            "missing"
-        );
+        assert_eq!(class(&running(600, "True", 600), &none(), "cpu"), "missing");
         let pending = pod(json!({"metadata": {"name": "p"}, "status": {"phase": "Pending"}}));
         assert_eq!(class(&pending, &sample(0, 60), "cpu"), "unready");
         let deleting = pod(
