@@ -5,6 +5,7 @@
 
 use replicore::hpa::calculator::{self, Context, ObjectRef, StartupPeriods, Tolerances};
 use replicore::hpa::model::{HpaPod, MetricResponse};
+use replicore::hpa::pods::PodNames;
 use replicore::hpa::{
     GroupResource, HpaAnswer, HpaCall, HpaMemory, HpaSync, HpaSyncDone, HpaSyncInput,
 };
@@ -67,14 +68,16 @@ pub fn judge_hpa_replicas(case: &Value) -> Judged {
     let namespace = input["namespace"].as_str().unwrap_or("");
     let selector = Selector::parse(input["selector"].as_str().unwrap_or(""))
         .map_err(|e| fail(&name, "input.selector", "a selector", e.to_string()))?;
-    let listed: Vec<&HpaPod> = pods
+    let mut listed: Vec<&HpaPod> = pods
         .iter()
         .filter(|p| {
             p.metadata.namespace == namespace && selector.matches(p.metadata.labels.as_ref())
         })
         .collect();
+    let names = PodNames::dedupe(&mut listed, |p| p.metadata.name.as_str());
     let ctx = Context {
         pods: &listed,
+        names: &names,
         startup: StartupPeriods {
             cpu_initialization: seconds(&input["cpuInitializationPeriodSeconds"], 300),
             readiness_delay: seconds(&input["delayOfInitialReadinessStatusSeconds"], 30),

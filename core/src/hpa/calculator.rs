@@ -6,7 +6,7 @@ use crate::model::LabelSelector;
 use crate::time::{Duration, Time};
 
 use super::model::{HpaPod, MetricResponse};
-use super::pods::{self, Groups, Sample, Samples, Startup};
+use super::pods::{self, Groups, PodNames, Sample, Samples, Startup};
 
 /// H-67: how far from 1 a usage ratio may be and still mean "no change".
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -57,7 +57,10 @@ impl From<String> for Failed {
 /// selector in the HPA's namespace (from the cache), the clock and periods, the gates.
 #[derive(Clone, Copy, Debug)]
 pub struct Context<'a> {
+    /// The listed pods, deduplicated by name ([`PodNames::dedupe`]).
     pub pods: &'a [&'a HpaPod],
+    /// Their name index.
+    pub names: &'a PodNames,
     pub startup: StartupPeriods,
     pub now: Time,
     pub tolerances: Tolerances,
@@ -88,44 +91,50 @@ impl Context<'_> {
     }
 }
 
-/// H-99/H-100: the pod samples of a response, later duplicates winning; the first
-/// sample's time.
-fn samples(resp: &MetricResponse) -> Result<(Samples<'_>, Option<Time>), String> {
+/// H-99/H-100: the pod samples of a response attached to the listed pods, later
+/// duplicates winning; the first sample's time.
+fn samples<'r>(
+    ctx: &Context<'_>,
+    resp: &'r MetricResponse,
+) -> Result<(Samples<'r>, Option<Time>), String> {
     if let Some(e) = &resp.error {
         return Err(e.clone());
     }
     let list = resp.pod_metrics.as_deref().unwrap_or_default();
-    let mut out = Samples::default();
-    out.reserve(list.len());
-    for m in list {
-        out.insert(
-            m.pod.as_str(),
-            Sample {
-                value: m.value,
-                timestamp: m.timestamp,
-                window: Duration::from_nanos(m.window_millis.saturating_mul(1_000_000)),
-            },
-        );
-    }
-    Ok((out, resp.timestamp))
+    let samples = Samples::attach(
+        ctx.pods,
+        ctx.names,
+        list.iter().map(|m| {
+            (
+                m.pod.as_str(),
+                Sample {
+                    value: m.value,
+                    timestamp: m.timestamp,
+                    window: Duration::from_nanos(m.window_millis.saturating_mul(1_000_000)),
+                },
+            )
+        }),
+    );
+    Ok((samples, resp.timestamp))
 }
 
 /// H-79: drops the samples of ignored and unready pods.
-fn drop_left_out(samples: &mut Samples<'_>, g: &Groups<'_>) {
-    for name in g.ignored.iter().chain(&g.unready) {
-        samples.remove(*name);
+fn drop_left_out(samples: &mut Samples<'_>, g: &Groups) {
+    for &i in g.ignored.iter().chain(&g.unready) {
+        samples.remove(i);
     }
 }
 
-/// H-83: (ratio, utilization, raw average) over the samples that have a request.
+/// H-83: (ratio, utilization, raw average) over the samples that have a request (the
+/// listed pods').
 fn utilization_ratio(
     samples: &Samples<'_>,
-    requests: &crate::fxhash::FxHashMap<&str, i64>,
+    requests: &[i64],
     target: i32,
 ) -> Result<(f64, i32, i64), String> {
     let (mut usage, mut request, mut n) = (0_i64, 0_i64, 0_i64);
-    for (name, s) in samples {
-        if let Some(r) = requests.get(name) {
+    for (s, r) in samples.listed().iter().zip(requests) {
+        if let Some(s) = s {
             usage = usage.wrapping_add(s.value);
             request = request.wrapping_add(*r);
             n += 1;
@@ -144,9 +153,7 @@ fn utilization_ratio(
 
 /// H-92: (ratio, integer average) over every sample, unlisted pods' included.
 fn usage_ratio(samples: &Samples<'_>, target: i64) -> (f64, i64) {
-    let sum = samples
-        .values()
-        .fold(0_i64, |acc, s| acc.wrapping_add(s.value));
+    let sum = samples.values().fold(0_i64, |acc, v| acc.wrapping_add(v));
     let usage = sum.wrapping_div(samples.len().max(1) as i64);
     (usage as f64 / target as f64, usage)
 }
@@ -176,7 +183,7 @@ pub(crate) fn go_i64(x: f64) -> i64 {
 /// How the rebalance of H-85/H-91 fills a pod without a sample on a scale-down.
 enum MissingFill<'r> {
     /// Utilization: its request times max(100, target) percent.
-    Requests(&'r crate::fxhash::FxHashMap<&'r str, i64>, i64),
+    Requests(&'r [i64], i64),
     /// Plain metrics: exactly the target.
     Target(i64),
 }
@@ -187,7 +194,7 @@ fn count<'a>(
     current: i32,
     ratio: f64,
     mut samples: Samples<'a>,
-    g: &Groups<'a>,
+    g: &Groups,
     fill: MissingFill<'_>,
     tolerances: Tolerances,
     recompute: impl Fn(&Samples<'a>) -> Result<f64, String>,
@@ -205,26 +212,26 @@ fn count<'a>(
         window: Duration::from_nanos(0),
     };
     if ratio < 1.0 {
-        for name in &g.missing {
+        for &i in &g.missing {
             let value = match &fill {
                 MissingFill::Requests(requests, percent) => requests
-                    .get(name)
+                    .get(i)
                     .copied()
                     .unwrap_or(0)
                     .wrapping_mul(*percent)
                     .wrapping_div(100),
                 MissingFill::Target(t) => *t,
             };
-            samples.insert(name, Sample { value, ..zero });
+            samples.set(i, Sample { value, ..zero });
         }
     } else if ratio > 1.0 {
-        for name in &g.missing {
-            samples.insert(name, zero);
+        for &i in &g.missing {
+            samples.set(i, zero);
         }
     }
     if up_with_unready {
-        for name in &g.unready {
-            samples.insert(name, zero);
+        for &i in &g.unready {
+            samples.set(i, zero);
         }
     }
     let new_ratio = recompute(&samples)?;
@@ -250,8 +257,8 @@ pub fn resource_replicas(
     container: &str,
     resp: &MetricResponse,
 ) -> Result<Proposal, Failed> {
-    let (mut samples, timestamp) =
-        samples(resp).map_err(|e| format!("unable to get metrics for resource {resource}: {e}"))?;
+    let (mut samples, timestamp) = samples(ctx, resp)
+        .map_err(|e| format!("unable to get metrics for resource {resource}: {e}"))?;
     ctx.listed()?;
     let g = pods::group(ctx.pods, &samples, resource, ctx.startup());
     drop_left_out(&mut samples, &g);
@@ -296,8 +303,8 @@ pub fn raw_resource_replicas(
     resource: &str,
     resp: &MetricResponse,
 ) -> Result<Proposal, Failed> {
-    let (samples, timestamp) =
-        samples(resp).map_err(|e| format!("unable to get metrics for resource {resource}: {e}"))?;
+    let (samples, timestamp) = samples(ctx, resp)
+        .map_err(|e| format!("unable to get metrics for resource {resource}: {e}"))?;
     let (replicas, usage) = plain_replicas(ctx, samples, current, target, resource)?;
     Ok(Proposal {
         replicas,
@@ -316,7 +323,7 @@ pub fn pods_metric_replicas(
     resp: &MetricResponse,
 ) -> Result<Proposal, Failed> {
     let (samples, timestamp) =
-        samples(resp).map_err(|e| format!("unable to get metric {metric}: {e}"))?;
+        samples(ctx, resp).map_err(|e| format!("unable to get metric {metric}: {e}"))?;
     let (replicas, usage) = plain_replicas(ctx, samples, current, target, "")?;
     Ok(Proposal {
         replicas,

@@ -29,6 +29,7 @@ use super::model::{
     Scale,
 };
 use super::normalize::{self, Bounds};
+use super::pods::PodNames;
 use super::status::{self, ABLE_TO_SCALE, SCALED_TO_ZERO, SCALING_ACTIVE, SCALING_LIMITED};
 
 /// Another HPA the controller has seen, with the selector it last stored for it (H-58).
@@ -392,9 +393,11 @@ pub struct HpaSync {
     min: i32,
     selector: Option<Selector>,
     selector_text: Option<String>,
-    /// The pods answered (every one) and which of them the selector names.
+    /// The pods answered (every one), which of them the selector names (by name once,
+    /// H-59, H-82) and the index of their names.
     pods: Arc<Vec<HpaPod>>,
     listed: Vec<usize>,
+    names: PodNames,
     statuses: Option<Vec<MetricStatus>>,
     aggregate: Aggregate,
     desired: i32,
@@ -436,6 +439,7 @@ impl HpaSync {
             selector_text: None,
             pods: Arc::new(Vec::new()),
             listed: Vec::new(),
+            names: PodNames::default(),
             statuses: None,
             aggregate: Aggregate::default(),
             desired: 0,
@@ -816,6 +820,9 @@ impl HpaSync {
             })
             .map(|(i, _)| i)
             .collect();
+        self.names = PodNames::dedupe(&mut self.listed, |i| {
+            pods.get(i).map_or("", |p| p.metadata.name.as_str())
+        });
         self.pods = pods;
         // H-59: the registered HPAs of the namespace whose stored selector matches one of
         // these pods; this HPA's own (just stored) selector matches them all.
@@ -886,9 +893,10 @@ impl HpaSync {
         self.listed.iter().filter_map(|&i| self.pods.get(i))
     }
 
-    fn context<'a>(&self, pods: &'a [&'a HpaPod]) -> Context<'a> {
+    fn context<'a>(&'a self, pods: &'a [&'a HpaPod]) -> Context<'a> {
         Context {
             pods,
+            names: &self.names,
             startup: StartupPeriods {
                 cpu_initialization: Duration::from_seconds(
                     self.input.config.cpu_initialization_period_seconds,
