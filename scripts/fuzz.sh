@@ -10,14 +10,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${1:-30}
-TARGETS=(sync_input explain_bytes store_ops deployment_sync)
+TARGETS=(sync_input explain_bytes store_ops deployment_sync hpa_sync)
 CORPUS=target/fuzz-corpus
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target/fuzz}
 
-# Seed corpora: the recorded sync and deployment-sync inputs, and explain lists made
-# from the sync inputs.
+# Seed corpora: the recorded sync and deployment-sync inputs, explain lists made from the
+# sync inputs, and the HPA sync documents (each hpa-sync input, and the first three steps
+# of each hpa-trace, with its world; every fourth also with a script of answers after a
+# NUL byte).
 for t in "${TARGETS[@]}"; do mkdir -p "${CORPUS}/$t"; done
-if [ ! -f "${CORPUS}/.seeded" ]; then
+if [ ! -f "${CORPUS}/.seeded-hpa" ]; then
   python3 - "${CORPUS}" <<'PY'
 import gzip, json, sys, os
 out = sys.argv[1]
@@ -33,8 +35,21 @@ for i, c in enumerate(cases):
 for i, c in enumerate(json.load(gzip.open("tests/conformance/vectors/deployment/deployment-sync.json.gz"))):
     with open(os.path.join(out, "deployment_sync", f"v{i:04}"), "w") as f:
         json.dump(c["input"], f)
+docs = [c["input"] for c in json.load(gzip.open("tests/conformance/vectors/hpa/hpa-sync.json.gz"))]
+for c in json.load(gzip.open("tests/conformance/vectors/hpa/hpa-trace.json.gz")):
+    shared = c["input"]
+    for step in shared["steps"][:3]:
+        docs.append({"now": step["now"], "featureGates": shared.get("featureGates"),
+                     "config": shared.get("config"), "key": shared.get("key"), "hpa": step["hpa"],
+                     "scale": step.get("scale"), "pods": step.get("pods"), "metrics": step.get("metrics")})
+for i, doc in enumerate(docs):
+    data = json.dumps(doc).encode()
+    if i % 4 == 0:
+        data += b"\0" + bytes((i * 7 + k * 13) % 256 for k in range(64))
+    with open(os.path.join(out, "hpa_sync", f"v{i:04}"), "wb") as f:
+        f.write(data)
 PY
-  touch "${CORPUS}/.seeded"
+  touch "${CORPUS}/.seeded-hpa"
 fi
 
 # The engine is safe Rust (forbid(unsafe_code)): a panic is the failure to find, so the

@@ -29,6 +29,7 @@
 //!   10 KB, 100 KB and 1 MB (`tests/shapes`): `deep`, an unknown field nested half the
 //!   size deep then `"now": 1`; `keys`, 100 levels of keys of size/200 bytes over many
 //!   short members, then `"cacheIsFresh": 1`. Linear: 1 MB takes about 10× 100 KB.
+//!   `refuse/hpa_{deep,keys}/…`: the same bytes refused by `HpaSyncInput::from_json`.
 
 use std::cell::OnceCell;
 use std::hint::black_box;
@@ -536,6 +537,13 @@ fn benches(c: &mut Criterion) {
                 g.throughput(Throughput::Bytes(text.len() as u64));
                 g.bench_function(BenchmarkId::new(name, label), |b| {
                     b.iter(|| SyncInput::from_json(black_box(&text)).expect_err("refused"))
+                });
+                // The same bytes as an HPA sync input (`hpa` missing, found at the end).
+                g.bench_function(BenchmarkId::new(format!("hpa_{name}"), label), |b| {
+                    b.iter(|| {
+                        replicore::hpa::HpaSyncInput::from_json(black_box(&text))
+                            .expect_err("refused")
+                    })
                 });
             }
         }

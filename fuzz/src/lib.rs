@@ -12,7 +12,11 @@
 //! - a plan from the [`Store`] equals the plan from a [`SyncInput`] holding the same objects;
 //! - the Deployment step machine is deterministic, survives a JSON round trip at every
 //!   step (the restored machine names the same next step), makes a bounded number of
-//!   calls, and reports as many calls as it named.
+//!   calls, and reports as many calls as it named;
+//! - the HorizontalPodAutoscaler's step machine (module [`hpa`]) never panics on any
+//!   input or answer, refuses with a path, and resumes from its plain state.
+
+pub mod hpa;
 
 use std::collections::BTreeSet;
 

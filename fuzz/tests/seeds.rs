@@ -92,3 +92,93 @@ fn deployment_checks_hold_on_every_recorded_deployment_sync() {
     }
     assert_eq!(synced, cases.len(), "every recorded input runs to its end");
 }
+
+/// The sync documents of the HPA vectors: each `hpa-sync` input, and the first three
+/// steps of each `hpa-trace` as the runner makes them (the world beside the input), as
+/// `scripts/fuzz.sh` seeds the `hpa_sync` target.
+fn hpa_documents() -> Vec<serde_json::Value> {
+    let mut docs: Vec<serde_json::Value> = vectors("hpa/hpa-sync.json.gz")
+        .into_iter()
+        .map(|c| c["input"].clone())
+        .collect();
+    for case in vectors("hpa/hpa-trace.json.gz") {
+        let shared = &case["input"];
+        for step in shared["steps"].as_array().into_iter().flatten().take(3) {
+            docs.push(serde_json::json!({
+                "now": step["now"], "featureGates": shared["featureGates"],
+                "config": shared["config"], "key": shared["key"], "hpa": step["hpa"],
+                "scale": step["scale"], "pods": step["pods"], "metrics": step["metrics"],
+            }));
+        }
+    }
+    docs
+}
+
+/// xorshift64 bytes: a deterministic script per seed.
+fn script(seed: u64, len: usize) -> Vec<u8> {
+    let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    (0..len)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 24) as u8
+        })
+        .collect()
+}
+
+#[test]
+fn hpa_checks_hold_on_every_recorded_sync_and_on_scripted_answers() {
+    let docs = hpa_documents();
+    assert!(docs.len() > 500, "the HPA vectors are there");
+    let (mut syncs, mut refused) = (0, 0);
+    for (i, doc) in docs.iter().enumerate() {
+        let bytes = serde_json::to_vec(doc).unwrap();
+        // The recorded world answers every call.
+        let run = replicore_fuzz::hpa::hpa_bytes(&bytes);
+        assert!(run.parsed, "vector document {i} parses");
+        assert_eq!(
+            run.syncs, 2,
+            "vector document {i}: the sync and the next one"
+        );
+        syncs += run.syncs;
+        // Then scripted answers: every kind, wrong kinds and wild values included.
+        for seed in 0..2u64 {
+            let mut scripted = bytes.clone();
+            scripted.push(0);
+            scripted.extend(script(i as u64 * 2 + seed + 1, 256));
+            let run = replicore_fuzz::hpa::hpa_bytes(&scripted);
+            assert!(run.parsed && run.syncs == 2, "document {i}, seed {seed}");
+            refused += run.refused;
+        }
+    }
+    assert!(syncs >= 2 * docs.len());
+    assert!(refused > 100, "only {refused} answers were refused");
+}
+
+#[test]
+fn hpa_refusals_name_a_path_whatever_the_bytes() {
+    let doc = serde_json::to_vec(&hpa_documents()[0]).unwrap();
+    let garbage: Vec<Vec<u8>> = vec![
+        b"".to_vec(),
+        b"{".to_vec(),
+        b"[]".to_vec(),
+        b"null".to_vec(),
+        b"\xff\xfe".to_vec(),
+        b"{\"now\": 5}".to_vec(),
+        b"{\"now\": \"2026-11-27T12:00:00Z\", \"hpa\": []}".to_vec(),
+        b"{\"input\": {\"now\": \"2026-11-27T12:00:00Z\", \"hpa\": {}}, \"answers\": [{\"answer\": \"ok\"}]}".to_vec(),
+        format!("{}{}", "[".repeat(200), "]".repeat(200)).into_bytes(),
+        doc[..doc.len() / 2].to_vec(),
+        // Halves of a script after a good document.
+        [&doc[..], b"\0", &[0xff; 64]].concat(),
+        [&doc[..], b"\0", &[14, b'{', b'}']].concat(),
+    ];
+    for g in &garbage {
+        replicore_fuzz::hpa::hpa_bytes(g);
+    }
+    // A state the engine gave resumes through the same entry.
+    let state = serde_json::json!({"input": hpa_documents()[0], "answers": []});
+    let run = replicore_fuzz::hpa::hpa_bytes(&serde_json::to_vec(&state).unwrap());
+    assert!(run.resumed, "a plain state resumes");
+}

@@ -1740,3 +1740,246 @@ fn store_plans_what_plan_plans_and_survives_bad_objects() {
     assert_eq!(ok(rc::complete(again, t(&outcome))), done);
     assert_eq!(replicore::sync::plans_made(), plans, "complete made a plan");
 }
+
+// ---------------------------------------------------------------------------------------
+// The autoscaler's sync (`hpaSyncStart`/`hpaSyncNext`/`hpaSyncReport`, `HpaSyncRun`):
+// bad input of every JS type refused with `code` and `path`, and usable afterwards.
+
+/// A valid HPA sync input (an External metric at 10 per pod).
+fn hpa_input() -> Value {
+    json!({"now": NOW, "hpa": {"metadata": {"name": "web", "namespace": "default"},
+        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                 "minReplicas": 1, "maxReplicas": 10,
+                 "metrics": [{"type": "External", "external": {"metric": {"name": "queue"},
+                              "target": {"type": "AverageValue", "averageValue": "10"}}}]}}})
+}
+
+/// The answers of a whole sync that scales 2 → 4 (60 queued at 10 per pod; the legacy
+/// cap allows 4).
+fn hpa_answers() -> Vec<Value> {
+    vec![
+        json!({"answer": "mappings", "resources": [{"group": "apps", "resource": "deployments"}]}),
+        json!({"answer": "scale", "scale": {"spec": {"replicas": 2}, "status": {"replicas": 2, "selector": "app=web"}}}),
+        json!({"answer": "pods", "pods": []}),
+        json!({"answer": "metric", "response": {"externalValues": [60000]}}),
+        json!({"answer": "ok"}),
+        json!({"answer": "ok"}),
+    ]
+}
+
+/// Plays a whole sync through the plain-state functions; returns the done step.
+fn hpa_play_plain() -> Value {
+    let mut state = rc::hpa::hpa_sync_start(t(&hpa_input())).expect("starts");
+    for answer in hpa_answers() {
+        let step = ok(rc::hpa::hpa_sync_next(state.clone()));
+        assert_eq!(step["step"], "call", "{step}");
+        state = rc::hpa::hpa_sync_report(state, t(&answer)).expect("reported");
+    }
+    let done = ok(rc::hpa::hpa_sync_next(state));
+    assert_eq!(done["step"], "done", "{done}");
+    assert_eq!(done["done"]["rescaledTo"], 4, "{done}");
+    done
+}
+
+/// Values of every JS type that are not JSON text of an input: each must be refused.
+fn bad_js_values() -> Vec<(String, JsValue)> {
+    let mut values: Vec<(String, JsValue)> = [
+        "undefined",
+        "null",
+        "0",
+        "-1.5",
+        "NaN",
+        "Infinity",
+        "true",
+        "1n",
+        "Symbol('s')",
+        "[]",
+        "[1, 2]",
+        "({})",
+        "({now: 1})",
+        "(() => 1)",
+        "new Map()",
+        "new Date(0)",
+        "'not json'",
+        "''",
+        "'{'",
+        "'[]'",
+        "'null'",
+        "'42'",
+        "'\"text\"'",
+        "'{\"now\": 5}'",
+        "'{\"now\": \"2026-11-21T04:40:12Z\", \"hpa\": []}'",
+        "'{\"input\": {}, \"answers\": 3}'",
+        "'{\"answer\": \"perhaps\"}'",
+        "'{\"answer\": \"scale\", \"scale\": []}'",
+        "'{\"answer\": \"metric\", \"response\": {\"podMetrics\": [{\"pod\": 1}]}}'",
+        "new Uint8Array([0xff, 0xfe])",
+    ]
+    .iter()
+    .map(|e| (e.to_string(), js_expr(e)))
+    .collect();
+    // The input as a plain object (not its JSON text).
+    values.push(("object input".into(), obj(&hpa_input())));
+    // 1 MB of a string that is not JSON, and 1 MB of JSON of the wrong shape.
+    values.push(("1 MB of x".into(), JsValue::from_str(&"x".repeat(1 << 20))));
+    let long = format!("{{\"pad\": \"{}\", \"now\": 1}}", "a".repeat(1 << 20));
+    values.push(("1 MB object".into(), JsValue::from_str(&long)));
+    // Nesting beyond serde_json's limit, and a very deep one.
+    for depth in [200usize, 100_000] {
+        let nested = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        values.push((
+            format!("depth {depth}"),
+            JsValue::from_str(&format!("{{\"now\": {nested}}}")),
+        ));
+    }
+    values
+}
+
+#[wasm_bindgen_test]
+fn hpa_sync_plain_functions_refuse_every_js_type_and_keep_answering() {
+    let done_before = hpa_play_plain();
+    let started = rc::hpa::hpa_sync_start(t(&hpa_input())).expect("starts");
+    for (name, value) in bad_js_values() {
+        let v = value.clone();
+        let r = guarded(move || rc::hpa::hpa_sync_start(v.clone())).unwrap_or_else(|escaped| {
+            panic!("{name}: an exception escaped: {}", describe(&escaped))
+        });
+        let e = thrown(r);
+        assert_ne!(e.path, "", "{name}");
+        let v = value.clone();
+        let r = guarded(move || rc::hpa::hpa_sync_next(v.clone())).unwrap_or_else(|escaped| {
+            panic!("{name}: an exception escaped: {}", describe(&escaped))
+        });
+        let e = thrown(r);
+        assert!(e.path.starts_with("sync"), "{name}: {e:?}");
+        // A bad state, and a bad answer to a good state.
+        let v = value.clone();
+        let r = guarded(move || rc::hpa::hpa_sync_report(v.clone(), t(&hpa_answers()[0])))
+            .unwrap_or_else(|escaped| {
+                panic!("{name}: an exception escaped: {}", describe(&escaped))
+            });
+        assert!(thrown(r).path.starts_with("sync"), "{name}");
+        let (s, v) = (started.clone(), value.clone());
+        let r = guarded(move || rc::hpa::hpa_sync_report(s.clone(), v.clone())).unwrap_or_else(
+            |escaped| panic!("{name}: an exception escaped: {}", describe(&escaped)),
+        );
+        let e = thrown(r);
+        assert!(
+            e.path.starts_with("answer") || e.path.starts_with("sync"),
+            "{name}: {e:?}"
+        );
+        // A good call right after.
+        let step = ok(rc::hpa::hpa_sync_next(started.clone()));
+        assert_eq!(step["call"]["call"], "resolveTarget", "after {name}");
+    }
+    assert_eq!(
+        hpa_play_plain(),
+        done_before,
+        "the same sync after the refusals"
+    );
+}
+
+#[wasm_bindgen_test]
+fn hpa_sync_refusals_name_their_exact_path() {
+    assert_error(
+        rc::hpa::hpa_sync_start(JsValue::UNDEFINED),
+        "MALFORMED",
+        ".",
+    );
+    assert_error(rc::hpa::hpa_sync_next(JsValue::NULL), "MALFORMED", "sync");
+    assert_error(
+        rc::hpa::hpa_sync_report(
+            rc::hpa::hpa_sync_start(t(&hpa_input())).expect("starts"),
+            JsValue::from_f64(3.0),
+        ),
+        "MALFORMED",
+        "answer",
+    );
+    let mut pods = hpa_input();
+    pods["hpa"]["spec"]["metrics"] = json!([{"type": "Pods"}]);
+    assert_error(
+        rc::hpa::hpa_sync_start(t(&pods)),
+        "MISSING",
+        "hpa.spec.metrics[0].pods",
+    );
+    assert_error(
+        rc::hpa::hpa_sync_next(t(&json!({"input": pods}))),
+        "MISSING",
+        "sync.input.hpa.spec.metrics[0].pods",
+    );
+    let mut memory = hpa_input();
+    memory["memory"] = json!({"recommendations": [{"recommendation": 1, "timestamp": "soon"}]});
+    assert_error(
+        rc::hpa::hpa_sync_start(t(&memory)),
+        "MALFORMED",
+        "memory.recommendations[0].timestamp",
+    );
+    let mut quantity = hpa_input();
+    quantity["hpa"]["spec"]["metrics"][0]["external"]["target"]["averageValue"] = json!("ten");
+    assert_error(
+        rc::hpa::hpa_sync_start(t(&quantity)),
+        "MALFORMED",
+        "hpa.spec.metrics[0].external.target.averageValue",
+    );
+    // An answer of the wrong kind: refused at `answer`; in a state, at its index.
+    let started = rc::hpa::hpa_sync_start(t(&hpa_input())).expect("starts");
+    assert_error(
+        rc::hpa::hpa_sync_report(started.clone(), t(&json!({"answer": "ok"}))),
+        "OUTCOME_MISMATCH",
+        "answer",
+    );
+    let state = json!({"input": hpa_input(), "answers": [{"answer": "ok"}]});
+    assert_error(
+        rc::hpa::hpa_sync_next(t(&state)),
+        "OUTCOME_MISMATCH",
+        "sync.answers[0].answer",
+    );
+}
+
+#[wasm_bindgen_test]
+fn hpa_sync_run_refuses_every_js_type_and_stays_usable() {
+    for (name, value) in bad_js_values() {
+        let v = value.clone();
+        let r = guarded(move || rc::hpa::JsHpaSyncRun::new(v.clone()).map(JsValue::from))
+            .unwrap_or_else(|escaped| {
+                panic!("{name}: an exception escaped: {}", describe(&escaped))
+            });
+        thrown(r);
+        let v = value.clone();
+        let r = guarded(move || rc::hpa::JsHpaSyncRun::from_state(v.clone()).map(JsValue::from))
+            .unwrap_or_else(|escaped| {
+                panic!("{name}: an exception escaped: {}", describe(&escaped))
+            });
+        assert!(thrown(r).path.starts_with("sync"), "{name}");
+    }
+    // One instance: every bad answer before each good one, the state unchanged by each.
+    let mut run = rc::hpa::JsHpaSyncRun::new(t(&hpa_input())).expect("starts");
+    let bad: Vec<(String, JsValue)> = bad_js_values()
+        .into_iter()
+        .chain([("ok to every call".to_string(), t(&json!({"answer": "ok"})))])
+        .collect();
+    for (i, answer) in hpa_answers().into_iter().enumerate() {
+        let before = ok(run.state());
+        for (name, value) in &bad {
+            if i >= 4 && name == "ok to every call" {
+                continue; // the writes take `ok`
+            }
+            let e = thrown(run.report(value.clone()));
+            assert!(e.path.starts_with("answer"), "{name}: {e:?}");
+            assert_eq!(ok(run.state()), before, "{name} changed the state");
+        }
+        assert_eq!(ok(run.next())["step"], "call");
+        run.report(t(&answer)).expect("the good answer is taken");
+    }
+    let done = ok(run.next());
+    assert_eq!(done["done"]["rescaledTo"], 4, "{done}");
+    // Done: a further answer is refused, and the instance still answers.
+    assert_error(
+        run.report(t(&json!({"answer": "ok"}))),
+        "OUTCOME_MISMATCH",
+        "answer",
+    );
+    assert_eq!(ok(run.next()), done);
+    let resumed = rc::hpa::JsHpaSyncRun::from_state(run.state().expect("state")).expect("resumes");
+    assert_eq!(ok(resumed.next()), done);
+}

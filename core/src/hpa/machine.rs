@@ -266,9 +266,10 @@ impl HpaCall {
     }
 }
 
-/// The host's answer to a call.
+/// The host's answer to a call. Read through [`AnswerWire`], so that an error inside it
+/// names its path.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(
     tag = "answer",
     rename_all = "camelCase",
@@ -292,7 +293,6 @@ pub enum HpaAnswer {
     },
     /// The answer to `listPods`.
     Pods {
-        #[serde(deserialize_with = "shared_objects")]
         #[cfg_attr(feature = "ts", ts(type = "Array<{ [key: string]: any }>"))]
         pods: Arc<Vec<HpaPod>>,
     },
@@ -307,8 +307,59 @@ pub enum HpaAnswer {
 /// answers the same pods to many syncs pays for one list).
 fn shared_objects<'de, D: serde::Deserializer<'de>>(
     d: D,
-) -> std::result::Result<Arc<Vec<HpaPod>>, D::Error> {
-    crate::objects::objects(d).map(Arc::new)
+) -> std::result::Result<Option<Arc<Vec<HpaPod>>>, D::Error> {
+    crate::objects::objects(d).map(|pods| Some(Arc::new(pods)))
+}
+
+/// An answer as the host writes it, read as one flat object. Serde's internally tagged
+/// enums buffer the whole answer before reading it, which loses the position of an error
+/// inside it, and so its path: a pod's bad request would be refused at `answer` rather
+/// than at `answer.pods[0].spec.containers[0].resources.requests.cpu`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct AnswerWire {
+    answer: String,
+    #[serde(default)]
+    reason: Option<String>,
+    #[serde(default)]
+    message: Option<String>,
+    #[serde(default)]
+    resources: Option<Vec<GroupResource>>,
+    #[serde(default)]
+    scale: Option<Wire<Scale>>,
+    #[serde(default, deserialize_with = "shared_objects")]
+    pods: Option<Arc<Vec<HpaPod>>>,
+    #[serde(default)]
+    response: Option<Arc<MetricResponse>>,
+}
+
+impl<'de> Deserialize<'de> for HpaAnswer {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        use serde::de::Error as _;
+        const KINDS: &[&str] = &["ok", "error", "mappings", "scale", "pods", "metric"];
+        let w = AnswerWire::deserialize(d)?;
+        let missing = D::Error::missing_field;
+        Ok(match w.answer.as_str() {
+            "ok" => HpaAnswer::Ok,
+            "error" => HpaAnswer::Error {
+                reason: w.reason.unwrap_or_default(),
+                message: w.message.ok_or_else(|| missing("message"))?,
+            },
+            "mappings" => HpaAnswer::Mappings {
+                resources: w.resources.ok_or_else(|| missing("resources"))?,
+            },
+            "scale" => HpaAnswer::Scale {
+                scale: w.scale.ok_or_else(|| missing("scale"))?,
+            },
+            "pods" => HpaAnswer::Pods {
+                pods: w.pods.ok_or_else(|| missing("pods"))?,
+            },
+            "metric" => HpaAnswer::Metric {
+                response: w.response.ok_or_else(|| missing("response"))?,
+            },
+            other => return Err(D::Error::unknown_variant(other, KINDS)),
+        })
+    }
 }
 
 impl HpaAnswer {

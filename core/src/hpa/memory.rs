@@ -56,7 +56,9 @@ impl HpaMemory {
     /// window (an entry exactly at the cutoff counts); then `proposal` is remembered over
     /// the last old entry, or appended.
     pub(crate) fn stabilize_legacy(&mut self, proposal: i32, window: Duration, now: Time) -> i32 {
-        let cutoff = now.plus(Duration::from_nanos(-window.as_nanos()));
+        // Negated as Go negates a Duration: the most negative one stays itself (a window of
+        // -2^63 ns reaches back 292 years, as upstream's does), no overflow.
+        let cutoff = now.plus(Duration::from_nanos(window.as_nanos().wrapping_neg()));
         let list = self.recommendations.get_or_insert_with(Vec::new);
         let mut max = proposal;
         let mut old = None;
@@ -90,8 +92,8 @@ impl HpaMemory {
         down_window: Duration,
         now: Time,
     ) -> i32 {
-        let up_cut = now.plus(Duration::from_nanos(-up_window.as_nanos()));
-        let down_cut = now.plus(Duration::from_nanos(-down_window.as_nanos()));
+        let up_cut = now.plus(Duration::from_nanos(up_window.as_nanos().wrapping_neg()));
+        let down_cut = now.plus(Duration::from_nanos(down_window.as_nanos().wrapping_neg()));
         let list = self.recommendations.get_or_insert_with(Vec::new);
         let (mut up, mut down) = (proposal, proposal);
         let mut old = None;

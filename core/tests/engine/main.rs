@@ -1,7 +1,8 @@
 //! The engine's integration tests in one binary (one link instead of one per file): the
 //! rule tests per family (`rules_*`, `deployment_rules`), the property tests
-//! (`properties`, `deployment_properties`), bad input, digests, the store, `explain`
-//! (feature `explain`) and the benchmark reference check. Each file is a module; the
+//! (`properties`, `deployment_properties`, `hpa_properties`), bad input (`bad_input*`,
+//! `hpa_bad_input`), digests, the store, `explain` (feature `explain`) and the benchmark
+//! reference check. Each file is a module; the
 //! shared helpers are the modules beside this directory.
 //!
 //! `cargo test -p replicore --test engine [FILTER]`, e.g. `--test engine rules_sync::`.
@@ -25,6 +26,7 @@ mod deployment_rules;
 mod digest;
 #[cfg(feature = "explain")]
 mod explain;
+mod hpa_bad_input;
 mod hpa_properties;
 mod properties;
 #[cfg(feature = "explain")]
