@@ -25,6 +25,7 @@ mod deployment_rules;
 mod digest;
 #[cfg(feature = "explain")]
 mod explain;
+mod hpa_forecast;
 mod hpa_properties;
 mod properties;
 #[cfg(feature = "explain")]
