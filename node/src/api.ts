@@ -560,7 +560,7 @@ export function hpaSyncReport(sync: HpaSyncState, answer: HpaAnswer): HpaSyncSta
  * `free()` when done.
  */
 export class HpaSyncRun {
-  readonly #raw: raw.HpaSyncRun;
+  readonly #raw: Engine.HpaSyncRun;
 
   constructor(input: HpaSyncHostInput) {
     this.#raw = guard("", () => new raw.HpaSyncRun(hpaInputJson(input)));

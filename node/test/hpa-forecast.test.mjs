@@ -48,7 +48,7 @@ test("a step up scales within the policy per period and never above max", () => 
   let before = 4;
   const ups = [];
   for (const s of f.steps) {
-    if (s.rescaledTo === undefined) continue;
+    if (s.rescaledTo == null) continue;
     ups.push({ t: s.seconds, change: s.rescaledTo - before });
     before = s.rescaledTo;
   }
@@ -76,7 +76,7 @@ test("a drop scales down only after the stabilization window", () => {
       durationSeconds: 1200,
       seed: 3,
     });
-    const downs = f.steps.filter((s) => s.rescaledTo !== undefined && s.rescaledTo < s.currentReplicas);
+    const downs = f.steps.filter((s) => s.rescaledTo != null && s.rescaledTo < s.currentReplicas);
     assert.ok(downs.length > 0);
     const first = downs[0].seconds;
     // The last high recommendation (285 s) leaves the window `window` seconds later.

@@ -228,9 +228,11 @@ pub struct HpaForecastStep {
     /// The load, in pods at target.
     pub load: f64,
     /// The utilization the status reports (`currentMetrics[0]`, percent of request).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub utilization: Option<i32>,
     /// The average value the status reports (an `AverageValue` target), as a quantity.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub average_value: Option<String>,
     /// `status.currentReplicas` and `status.desiredReplicas` after the sync.
@@ -242,6 +244,7 @@ pub struct HpaForecastStep {
     pub pods: i32,
     pub ready_pods: i32,
     /// The count the sync wrote, if it rescaled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub rescaled_to: Option<i32>,
     /// The reasons of the AbleToScale and ScalingLimited conditions.
@@ -249,12 +252,14 @@ pub struct HpaForecastStep {
     pub scaling_limited: String,
     /// What held the count back: ScalingLimited's reason when True, else AbleToScale's
     /// when it is a stabilization (`ScaleUpStabilized`, `ScaleDownStabilized`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub limited_by: Option<String>,
     /// Ready pods × (1 + tolerance) < load.
     pub under_capacity: bool,
     pub events: Vec<HpaEvent>,
     /// The sync's error (a host would log it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub error: Option<String>,
 }
@@ -268,6 +273,7 @@ pub struct Shortfall {
     /// The load at its start.
     pub load: f64,
     /// Seconds until capacity was reached; none when the forecast ended first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub seconds_to_capacity: Option<i64>,
 }
@@ -288,6 +294,7 @@ pub struct HpaForecastTotals {
     pub over_provisioned_pod_seconds: f64,
     pub peak_pods: i32,
     /// The longest time to capacity among the shortfalls that ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub longest_seconds_to_capacity: Option<i64>,
 }
