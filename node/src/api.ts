@@ -41,7 +41,7 @@ import type {
 } from "./types.js";
 import type { Correlated, Correlation, EventCorrelatorSize, EventCorrelatorState, EventToRecord, RecordedEvent } from "./types.js";
 import type { ApiCall, ApiResult, DeploymentSync, DeploymentSyncInput, KubeObject, QueueAction, Step, SyncDone } from "./types.js";
-import type { HpaAnswer, HpaCall, HpaStep, HpaSyncDone, HpaSyncInput, HpaSyncState } from "./types.js";
+import type { HpaAnswer, HpaCall, HpaForecast, HpaForecastInput, HpaStep, HpaSyncDone, HpaSyncInput, HpaSyncState } from "./types.js";
 import type { QueueLimits } from "./types.js";
 
 export type * from "./types.js";
@@ -571,7 +571,7 @@ export function hpaSyncReport(sync: HpaSyncState, answer: HpaAnswer): HpaSyncSta
  * `free()` when done.
  */
 export class HpaSyncRun {
-  readonly #raw: raw.HpaSyncRun;
+  readonly #raw: Engine.HpaSyncRun;
 
   constructor(input: HpaSyncHostInput) {
     this.#raw = guard("", () => new raw.HpaSyncRun(hpaInputJson(input)));
@@ -608,4 +608,24 @@ export async function runHpaSync(
   host: (call: HpaCall) => HpaAnswer | Promise<HpaAnswer>,
 ): Promise<HpaSyncDone> {
   return drive(new HpaSyncRun(input), host);
+}
+
+/**
+ * A forecast's input as a host holds it: {@link HpaForecastInput} with `start` also as a
+ * `Date`; the HPA may be @kubernetes/client-node's `V2HorizontalPodAutoscaler`.
+ */
+export type HpaForecastHostInput = Omit<HpaForecastInput, "start"> & { start?: Time };
+
+/**
+ * The autoscaling forecast: the engine's HPA sync played every sync period over a load
+ * curve (in pods at target) on a seeded pod model, the memory carried from sync to sync:
+ * per sync the load, utilization, replicas, ready pods, what limited the step and the
+ * events; the totals (time to capacity, seconds under capacity, over-provisioned
+ * pod-seconds, direction changes). Same seed, same forecast.
+ */
+export function hpaForecast(input: HpaForecastHostInput): HpaForecast {
+  return guard("", () => {
+    const o = record(input, "");
+    return raw.hpaForecast(json(o.start === undefined ? o : { ...o, start: iso(o.start, "start") }, ""));
+  });
 }

@@ -18,7 +18,9 @@ use replicore::deployment::{DeploymentSync, DeploymentSyncInput, Step};
 use replicore::event_correlation::{Correlated, CorrelatorSize, Event, EventToRecord};
 use replicore::explain::{ExplainOptions, Explanation};
 use replicore::facts::PodFacts;
-use replicore::hpa::{HpaAnswer, HpaStep, HpaSyncInput, HpaSyncState};
+use replicore::hpa::{
+    HpaAnswer, HpaForecast, HpaForecastInput, HpaStep, HpaSyncInput, HpaSyncState,
+};
 use replicore::rank::{NamedRankedPod, RankOptions};
 use replicore::report::ReportOptions;
 use replicore::slowstart::SlowStartResult;
@@ -46,6 +48,9 @@ fn export(cfg: &Config) -> Result<(), ts_rs::ExportError> {
     HpaSyncState::export_all(cfg)?;
     HpaStep::export_all(cfg)?;
     HpaAnswer::export_all(cfg)?;
+    // The autoscaling forecast: its input and its result.
+    HpaForecastInput::export_all(cfg)?;
+    HpaForecast::export_all(cfg)?;
     // The simulator's Deployment sync trace (replicore-sim, node/src/sim-types.ts).
     StepCalls::export_all(cfg)?;
     StepCounts::export_all(cfg)?;

@@ -1,6 +1,7 @@
 //! The HorizontalPodAutoscaler controller (`replicore::hpa`) for JS: one sync's step
 //! machine over its plain state (`hpaSyncStart`, `hpaSyncNext`, `hpaSyncReport`), and the
-//! same machine kept in wasm memory (`HpaSyncRun`), which folds each answer in once.
+//! same machine kept in wasm memory (`HpaSyncRun`), which folds each answer in once; the
+//! autoscaling forecast (`hpaForecast`).
 //! Conversion and error mapping only.
 
 use replicore::hpa::{HpaAnswer, HpaSync, HpaSyncInput, HpaSyncState};
@@ -10,7 +11,7 @@ use crate::convert::{error, json_bytes, object, to_js, to_json_text, JsResult};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &str = r#"
-import type { HpaAnswer, HpaStep, HpaSyncInput, HpaSyncState } from "../generated/index.js";
+import type { HpaAnswer, HpaForecast, HpaForecastInput, HpaStep, HpaSyncInput, HpaSyncState } from "../generated/index.js";
 "#;
 
 fn start(input: &JsValue) -> Result<HpaSync, JsValue> {
@@ -104,4 +105,15 @@ impl JsHpaSyncRun {
     pub fn state(&self) -> JsResult {
         to_json_text(&self.sync.state())
     }
+}
+
+/// `hpaForecast(inputJson)`: the autoscaling forecast (`replicore::hpa::forecast`), the
+/// engine's sync played over a load curve on a seeded pod model.
+#[wasm_bindgen(js_name = hpaForecast, unchecked_return_type = "HpaForecast")]
+pub fn hpa_forecast(
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<HpaForecastInput>")] input: JsValue,
+) -> JsResult {
+    let bytes = json_bytes(&input, "")?;
+    let forecast = replicore::hpa::forecast::forecast_json(&bytes).map_err(|e| error(&e))?;
+    to_js(&forecast)
 }

@@ -10,7 +10,8 @@
 //! and scale events: H-104, H-108, H-110, H-117..H-122), [`normalize`] (legacy and
 //! behavior paths: H-104..H-118), [`status`] (conditions and the status write:
 //! H-123..H-130), [`events`] (H-131..H-133), and the driver [`machine`] (one
-//! `reconcileAutoscaler` as a step machine: H-31..H-61, H-134).
+//! `reconcileAutoscaler` as a step machine: H-31..H-61, H-134). [`forecast`] plays the
+//! machine forward over a load curve on a seeded pod model (no rule of its own).
 //!
 //! ```
 //! use replicore::hpa::{run_sync, HpaAnswer, HpaCall, HpaSyncInput, GroupResource};
@@ -42,6 +43,7 @@
 
 pub mod calculator;
 pub mod events;
+pub mod forecast;
 pub mod machine;
 pub mod memory;
 pub mod metrics;
@@ -52,6 +54,10 @@ pub mod status;
 
 pub use calculator::Tolerances;
 pub use events::HpaEvent;
+pub use forecast::{
+    forecast, HpaForecast, HpaForecastInput, HpaForecastStep, HpaForecastTotals, LoadCurve,
+    LoadPoint, PodModel, Shortfall,
+};
 pub use machine::{
     run_sync, GroupResource, HpaAnswer, HpaCall, HpaStep, HpaSync, HpaSyncDone, HpaSyncInput,
     HpaSyncState, RegisteredHpa,

@@ -27,6 +27,7 @@ mod digest;
 #[cfg(feature = "explain")]
 mod explain;
 mod hpa_bad_input;
+mod hpa_forecast;
 mod hpa_properties;
 mod properties;
 #[cfg(feature = "explain")]

@@ -1,0 +1,104 @@
+// The autoscaling forecast through the package (hpaForecast): same seed same result, a
+// step load scales up within the scale-up policy per period and never above max, a drop
+// scales down only once the stabilization window has passed, bad input is refused with a
+// ReplicoreError naming the field while the module keeps working. The decisions are the
+// engine's HPA sync (core/src/hpa/forecast.rs); the Rust tests are
+// core/tests/engine/hpa_forecast.rs.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import * as replicore from "replicore";
+
+const { hpaForecast, isReplicoreError } = replicore;
+
+const hpa = (behavior) => ({
+  apiVersion: "autoscaling/v2",
+  kind: "HorizontalPodAutoscaler",
+  metadata: { name: "web", namespace: "default" },
+  spec: {
+    scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "web" },
+    minReplicas: 2,
+    maxReplicas: 20,
+    metrics: [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 50 } } }],
+    behavior,
+  },
+});
+
+const stepUp = (seed) => ({
+  hpa: hpa({ scaleUp: { policies: [{ type: "Pods", value: 4, periodSeconds: 60 }] } }),
+  load: { kind: "step", from: 4, to: 40, atSeconds: 120 },
+  initialReplicas: 4,
+  durationSeconds: 900,
+  seed,
+});
+
+test("same seed, same forecast; another seed, other samples", () => {
+  const a = hpaForecast(stepUp(7));
+  const b = hpaForecast(stepUp(7));
+  assert.deepEqual(a, b);
+  assert.equal(a.steps.length, 61);
+  const c = hpaForecast(stepUp(8));
+  assert.notDeepEqual(
+    a.steps.map((s) => s.utilization),
+    c.steps.map((s) => s.utilization),
+  );
+});
+
+test("a step up scales within the policy per period and never above max", () => {
+  const f = hpaForecast({ ...stepUp(1), start: new Date("2026-11-27T12:00:00Z") });
+  let before = 4;
+  const ups = [];
+  for (const s of f.steps) {
+    if (s.rescaledTo == null) continue;
+    ups.push({ t: s.seconds, change: s.rescaledTo - before });
+    before = s.rescaledTo;
+  }
+  assert.equal(ups[0].t, 120, "the first sync after the step scales up");
+  for (const { t } of ups) {
+    const added = ups.filter((u) => u.t > t - 60 && u.t <= t && u.change > 0).reduce((n, u) => n + u.change, 0);
+    assert.ok(added <= 4, `${added} pods added in the 60 s to ${t}`);
+  }
+  for (const s of f.steps) {
+    assert.ok(s.replicas <= 20 && s.pods <= 20 && s.desiredReplicas <= 20, JSON.stringify(s));
+  }
+  assert.ok(f.steps.some((s) => s.limitedBy === "ScaleUpLimit"));
+  assert.equal(f.steps.at(-1).replicas, 20);
+  assert.equal(f.steps.at(-1).limitedBy, "TooManyReplicas");
+  assert.equal(f.totals.directionChanges, 0);
+  assert.equal(f.shortfalls.length, 1);
+});
+
+test("a drop scales down only after the stabilization window", () => {
+  for (const window of [60, 300]) {
+    const f = hpaForecast({
+      hpa: hpa({ scaleDown: { stabilizationWindowSeconds: window } }),
+      load: { kind: "step", from: 16, to: 3, atSeconds: 300 },
+      initialReplicas: 16,
+      durationSeconds: 1200,
+      seed: 3,
+    });
+    const downs = f.steps.filter((s) => s.rescaledTo != null && s.rescaledTo < s.currentReplicas);
+    assert.ok(downs.length > 0);
+    const first = downs[0].seconds;
+    // The last high recommendation (285 s) leaves the window `window` seconds later.
+    assert.ok(first >= 300 + window - 15 && first <= 300 + window + 15, `window ${window}: down at ${first}`);
+    for (const s of f.steps.filter((s) => s.seconds >= 300 && s.seconds < first)) {
+      assert.equal(s.limitedBy, "ScaleDownStabilized");
+    }
+    assert.equal(f.totals.secondsUnderCapacity, 0);
+  }
+});
+
+test("bad input is refused with its path and the module keeps working", () => {
+  for (const [patch, path] of [
+    [{ load: { kind: "points", points: [] } }, "load.points"],
+    [{ pods: { noise: 2 } }, "pods.noise"],
+    [{ load: { kind: "sine" } }, "load"],
+  ]) {
+    assert.throws(
+      () => hpaForecast({ ...stepUp(1), ...patch }),
+      (e) => isReplicoreError(e) && e.path.startsWith(path),
+    );
+  }
+  assert.throws(() => hpaForecast(null), (e) => isReplicoreError(e));
+  assert.equal(hpaForecast(stepUp(1)).steps.length, 61);
+});
