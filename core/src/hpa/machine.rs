@@ -266,8 +266,8 @@ impl HpaCall {
     }
 }
 
-/// The host's answer to a call. Read through [`AnswerWire`], so that an error inside it
-/// names its path.
+/// The host's answer to a call (read field by field, so that an error inside it
+/// names its path).
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(

@@ -3,6 +3,7 @@ import type { GroupResource } from "./GroupResource.js";
 import type { MetricResponse } from "./MetricResponse.js";
 
 /**
- * The host's answer to a call.
+ * The host's answer to a call (read field by field, so that an error inside it
+ * names its path).
  */
 export type HpaAnswer = { "answer": "ok" } | { "answer": "error", reason: string, message: string, } | { "answer": "mappings", resources: Array<GroupResource>, } | { "answer": "scale", scale: { [key: string]: any }, } | { "answer": "pods", pods: Array<{ [key: string]: any }>, } | { "answer": "metric", response: MetricResponse, };
