@@ -191,7 +191,31 @@ test("10,000 random calls over every export answer with a value or a ReplicoreEr
     deploymentQueueAction: () => replicore.deploymentQueueAction(arg(syncDone), arg(3)),
     deploymentReadsPods: () => replicore.deploymentReadsPods(arg(deployment)),
     deploymentObjectKeys: () => replicore.deploymentObjectKeys(),
+    controllerQueueLimits: () => replicore.controllerQueueLimits(),
+    generatedNameAlphabet: () => replicore.generatedNameAlphabet(),
+    hpaSyncStart: () => replicore.hpaSyncStart(arg(hpaInput)),
+    hpaSyncNext: () => replicore.hpaSyncNext(arg(hpaState)),
+    hpaSyncReport: () => replicore.hpaSyncReport(arg(hpaState), arg({ answer: "mappings", resources: [{ group: "apps", resource: "deployments" }] })),
+    HpaSyncRun: () => {
+      const r = new replicore.HpaSyncRun(arg(hpaInput));
+      try {
+        r.next();
+        r.report(arg({ answer: "mappings", resources: [{ group: "apps", resource: "deployments" }] }));
+        r.state();
+      } finally {
+        r.free();
+      }
+    },
+    runHpaSync: () => {
+      rejections.push(replicore.runHpaSync(arg(hpaInput), () => arg({ answer: "ok" })).then(() => undefined, (e) => e));
+    },
+    hpaForecast: () => replicore.hpaForecast(arg(undefined)),
   };
+  const hpaInput = {
+    now: NOW,
+    hpa: { metadata: { name: "web", namespace: "shop" }, spec: { scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "web" }, maxReplicas: 5 } },
+  };
+  const hpaState = replicore.hpaSyncStart(hpaInput);
   // The "replicore/explain" entry (the explain report and pod facts), over the full module.
   const explainApi = {
     explain: () => explainEntry.explain(arg(list), arg({ now: NOW })),
