@@ -303,15 +303,8 @@ pub fn raw_resource_replicas(
     resource: &str,
     resp: &MetricResponse,
 ) -> Result<Proposal, Failed> {
-    let (samples, timestamp) = samples(ctx, resp)
-        .map_err(|e| format!("unable to get metrics for resource {resource}: {e}"))?;
-    let (replicas, usage) = plain_replicas(ctx, samples, current, target, resource)?;
-    Ok(Proposal {
-        replicas,
-        usage,
-        timestamp,
-        ..Proposal::default()
-    })
+    let fetch = format!("unable to get metrics for resource {resource}");
+    plain_proposal(ctx, resp, &fetch, current, target, resource)
 }
 
 /// H-90 `GetMetricReplicas`: a Pods metric's average-value target.
@@ -322,9 +315,22 @@ pub fn pods_metric_replicas(
     metric: &str,
     resp: &MetricResponse,
 ) -> Result<Proposal, Failed> {
-    let (samples, timestamp) =
-        samples(ctx, resp).map_err(|e| format!("unable to get metric {metric}: {e}"))?;
-    let (replicas, usage) = plain_replicas(ctx, samples, current, target, "")?;
+    let fetch = format!("unable to get metric {metric}");
+    plain_proposal(ctx, resp, &fetch, current, target, "")
+}
+
+/// The samples of a plain metric (a fetch error wrapped in `fetch`), then H-91 over them,
+/// with the samples' time.
+fn plain_proposal(
+    ctx: &Context<'_>,
+    resp: &MetricResponse,
+    fetch: &str,
+    current: i32,
+    target: i64,
+    resource: &str,
+) -> Result<Proposal, Failed> {
+    let (samples, timestamp) = samples(ctx, resp).map_err(|e| format!("{fetch}: {e}"))?;
+    let (replicas, usage) = plain_replicas(ctx, samples, current, target, resource)?;
     Ok(Proposal {
         replicas,
         usage,
