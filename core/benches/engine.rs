@@ -41,9 +41,10 @@ use criterion::{
     criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, SamplingMode, Throughput,
 };
 use replicore::config::FeatureGates;
-use replicore::status::{self, StatusContext};
+use replicore::replicaset::rank;
+use replicore::replicaset::status::{self, StatusContext};
 use replicore::{
-    plan, rank, Config, Digested, Manage, OwnerKind, Pod, Pods, ReplicaSet, SyncInput, Time,
+    plan, Config, Digested, Manage, OwnerKind, Pod, Pods, ReplicaSet, SyncInput, Time,
     DEFAULT_BURST_REPLICAS,
 };
 use serde::Deserialize;

@@ -11,8 +11,8 @@
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
+use replicore::explain::report::{render, report, ForecastRequest, ReportOptions};
 use replicore::explain::ExplainOptions;
-use replicore::report::{render, report, ForecastRequest, ReportOptions};
 use replicore::{Error, Time};
 
 const USAGE: &str =

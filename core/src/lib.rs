@@ -59,66 +59,40 @@
     )
 )]
 
-pub mod availability;
-pub mod claim;
-pub mod config;
+mod api;
+mod controller;
 pub mod deployment;
-pub mod digest;
-pub mod error;
-pub mod event_correlation;
-pub mod events;
-pub mod expectations;
 #[cfg(feature = "explain")]
 pub mod explain;
-#[cfg(feature = "explain")]
-pub mod facts;
-#[cfg(feature = "k8s-openapi")]
-pub mod from_k8s;
-mod fxhash;
 pub mod hpa;
-pub mod input;
-mod jsonpath;
-pub mod model;
-pub mod objects;
-pub mod outcome;
-pub mod owner;
-pub mod pod_fields;
-pub mod pods;
-pub mod quantity;
-pub mod quota;
-pub mod rank;
-#[cfg(feature = "explain")]
-pub mod report;
-pub mod rng;
-pub mod selector;
-pub mod slowstart;
-pub mod sort;
-pub mod status;
-pub mod store;
-pub mod sync;
-pub mod template;
-pub mod time;
+pub mod replicaset;
+mod util;
+
+#[cfg(feature = "k8s-openapi")]
+pub use api::from_k8s;
 #[cfg(feature = "ts")]
-pub mod ts;
-mod words;
-pub mod workqueue;
+pub use api::ts;
+pub use api::{config, error, input, model, objects, outcome, pod_fields, quantity, time};
+pub use controller::{claim, event_correlation, expectations, pods, quota, selector, workqueue};
+pub(crate) use util::{fxhash, words};
+pub use util::{rng, sort};
 
 pub use config::{Config, FeatureGates, OwnerKind, DEFAULT_BURST_REPLICAS};
-pub use digest::{Digested, PodDigest, Pods};
 pub use error::{Error, Result};
 pub use event_correlation::{
     correlate as correlate_event, Correlation, EventCorrelator, EventToRecord,
 };
-pub use events::{on_owner_event, on_pod_event, EventDecision, OwnerEvent, PodEvent};
 pub use expectations::{Expectations, ExpectationsChange, ExpectationsRecord, EXPECTATIONS_TTL};
 pub use input::SyncInput;
 pub use model::{LabelSelector, Pod, ReplicaSet, ReplicaSetStatus};
 pub use outcome::{ApiError, CallResult, ClaimOutcome, LiveOwner, SyncOutcome};
-pub use rank::{RankRule, RankedPod};
-pub use selector::Selector;
-pub use store::{OwnerChange, PodChange, Snapshot, Store, SyncContext};
-pub use sync::{
+pub use replicaset::digest::{Digested, PodDigest, Pods};
+pub use replicaset::handlers::{on_owner_event, on_pod_event, EventDecision, OwnerEvent, PodEvent};
+pub use replicaset::plan::{
     complete, plan, Completion, CreatePlan, DeletePlan, Event, Halt, Idle, Manage, Requeue,
     SyncPlan, Victim,
 };
+pub use replicaset::rank::{RankRule, RankedPod};
+pub use replicaset::store::{OwnerChange, PodChange, Snapshot, Store, SyncContext};
+pub use selector::Selector;
 pub use time::{Duration, Time};

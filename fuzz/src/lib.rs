@@ -23,8 +23,8 @@ use std::collections::BTreeSet;
 use arbitrary::Arbitrary;
 use replicore::deployment::{ApiCall, ApiResult, DeploymentSync, DeploymentSyncInput, Step};
 use replicore::explain::{explain_json, ExplainOptions};
-use replicore::store::{Store, SyncContext};
-use replicore::sync::{complete, Completion, Manage, SyncPlan};
+use replicore::{Store, SyncContext};
+use replicore::{complete, Completion, Manage, SyncPlan};
 use replicore::time::Time;
 use replicore::ApiError;
 use replicore::{

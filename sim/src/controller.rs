@@ -13,7 +13,7 @@ use replicore::input::SyncInput;
 use replicore::model::ReplicaSet;
 use replicore::outcome::{CallResult, ClaimOutcome, LiveOwner, SyncOutcome};
 use replicore::pods;
-use replicore::sync::{self, Completion, Idle, Manage, Requeue};
+use replicore::{Completion, Halt, Idle, Manage, Requeue};
 
 use super::apiserver::Admission;
 use super::clock::ms_of;
@@ -212,12 +212,12 @@ impl Simulator {
     ) -> replicore::Result<Requeue> {
         let key = trace.key.clone();
         let now = input.now;
-        let plan = sync::plan(input, config)?;
+        let plan = replicore::plan(input, config)?;
         trace.input.active = plan.owned;
         if let Some(halt) = &plan.halt {
             trace.why = Some(match halt {
-                sync::Halt::StaleCache => "staleCache".to_owned(),
-                sync::Halt::InvalidSelector { .. } => "invalidSelector".to_owned(),
+                Halt::StaleCache => "staleCache".to_owned(),
+                Halt::InvalidSelector { .. } => "invalidSelector".to_owned(),
             });
         }
 
@@ -400,7 +400,7 @@ impl Simulator {
         }
 
         // 3. What it means.
-        let done: Completion = sync::complete(&plan, &outcome)?;
+        let done: Completion = replicore::complete(&plan, &outcome)?;
         let mut e = self.ctrl.expectations_of(&key);
         for change in &done.expectations {
             e = change.apply(e, now);

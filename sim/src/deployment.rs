@@ -28,7 +28,7 @@ use replicore::deployment::{run_sync, ApiCall, ApiResult, DeploymentSyncInput, P
 use replicore::error::{Error, Result};
 use replicore::model::{Pod, ReplicaSet};
 use replicore::outcome::ApiError;
-use replicore::sync::Event;
+use replicore::replicaset::plan::Event;
 use replicore::time::Time;
 
 use super::apiserver::{self, set_field, Change};

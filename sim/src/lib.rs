@@ -57,7 +57,7 @@ use replicore::error::{Error, Result};
 use replicore::model::{
     LabelSelector, ObjectMeta, Pod, PodTemplateSpec, ReplicaSet, ReplicaSetSpec, TemplateMeta,
 };
-use replicore::sync::Event;
+use replicore::replicaset::plan::Event;
 use replicore::time::Time;
 
 use apiserver::{ApiServer, Change};

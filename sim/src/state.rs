@@ -9,9 +9,9 @@ use serde::Serialize;
 use replicore::config::FeatureGates;
 use replicore::expectations::ExpectationsRecord;
 use replicore::model::{Pod, ReplicaSet, ReplicaSetCondition, ReplicaSetStatus};
-use replicore::owner;
 use replicore::pods;
-use replicore::rank::{self, NamedRankedPod};
+use replicore::replicaset::owner;
+use replicore::replicaset::rank::{self, NamedRankedPod};
 use replicore::time::Time;
 
 use super::clock::Ms;

@@ -8,12 +8,12 @@ use serde::Serialize;
 use replicore::deployment::handlers::QueueAction;
 use replicore::deployment::limiting::{StepBounds, StepCalls, StepCounts};
 use replicore::deployment::{DeploymentEvent, ProgressRequeue, SyncError};
-use replicore::events::EventDecision;
 use replicore::expectations::{ExpectationsChange, ExpectationsRecord};
 use replicore::input::SyncInput;
 use replicore::model::ReplicaSetStatus;
-use replicore::rank::{RankFacts, RankRule};
-use replicore::sync::{Event, Requeue};
+use replicore::replicaset::handlers::EventDecision;
+use replicore::replicaset::plan::{Event, Requeue};
+use replicore::replicaset::rank::{RankFacts, RankRule};
 use replicore::time::Time;
 
 use super::clock::Ms;

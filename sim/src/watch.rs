@@ -9,9 +9,11 @@ use std::collections::BTreeMap;
 use replicore::config::OwnerKind;
 use replicore::deployment::handlers as dhandlers;
 use replicore::deployment::model::{Deployment, Wire};
-use replicore::digest::Pods;
-use replicore::events::{on_owner_event, on_pod_event, EventDecision, OwnerEvent, PodEvent};
 use replicore::model::{Pod, ReplicaSet};
+use replicore::replicaset::digest::Pods;
+use replicore::replicaset::handlers::{
+    on_owner_event, on_pod_event, EventDecision, OwnerEvent, PodEvent,
+};
 
 use super::apiserver::{Change, ChangeKind, Object};
 use super::clock::Ms;

@@ -21,7 +21,8 @@ use proptest::test_runner::Config as ProptestConfig;
 use serde_json::json;
 
 use replicore::model::Pod;
-use replicore::{owner, pods, rank, ExpectationsChange, FeatureGates};
+use replicore::replicaset::{owner, rank};
+use replicore::{pods, ExpectationsChange, FeatureGates};
 use replicore_sim::trace::{ObjectKind, SyncTrace, WatchEventKind, What, TRACE_CAPACITY};
 use replicore_sim::{Scenario, Simulator};
 

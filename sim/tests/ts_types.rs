@@ -16,16 +16,16 @@ use replicore::deployment::handlers::QueueAction;
 use replicore::deployment::limiting::{StepBounds, StepCalls, StepCounts, StepRule};
 use replicore::deployment::{DeploymentSync, DeploymentSyncInput, Step};
 use replicore::event_correlation::{Correlated, CorrelatorSize, Event, EventToRecord};
+use replicore::explain::facts::PodFacts;
+use replicore::explain::report::ReportOptions;
 use replicore::explain::{ExplainOptions, Explanation};
-use replicore::facts::PodFacts;
 use replicore::hpa::{
     HpaAnswer, HpaForecast, HpaForecastInput, HpaStep, HpaSyncInput, HpaSyncState,
 };
-use replicore::rank::{NamedRankedPod, RankOptions};
-use replicore::report::ReportOptions;
-use replicore::slowstart::SlowStartResult;
-use replicore::status::StatusInput;
-use replicore::store::StoreSize;
+use replicore::replicaset::rank::{NamedRankedPod, RankOptions};
+use replicore::replicaset::slowstart::SlowStartResult;
+use replicore::replicaset::status::StatusInput;
+use replicore::replicaset::store::StoreSize;
 use replicore::{
     Completion, EventDecision, Expectations, LabelSelector, LiveOwner, SyncContext, SyncInput,
     SyncOutcome, SyncPlan,

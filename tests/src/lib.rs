@@ -16,13 +16,13 @@ use std::path::{Path, PathBuf};
 use replicore::expectations::{Expectations, ExpectationsRecord};
 use replicore::model::{Pod, ReplicaSet, ReplicaSetStatus};
 use replicore::outcome::{ApiError, CallResult, ClaimOutcome, LiveOwner, SyncOutcome};
-use replicore::rank;
+use replicore::replicaset::rank;
+use replicore::replicaset::slowstart;
+use replicore::replicaset::status::{self, StatusContext};
 use replicore::selector::Selector;
-use replicore::slowstart;
-use replicore::status::{self, StatusContext};
-use replicore::sync::{self, Manage, Requeue};
 use replicore::time::{Duration, Time};
 use replicore::{Config, FeatureGates, OwnerKind, SyncInput};
+use replicore::{Manage, Requeue};
 use serde_json::{json, Value};
 
 pub mod hpa;
@@ -733,7 +733,7 @@ fn judge_sync(case: &Value) -> Judged {
         expectations: expectations.clone(),
         cache_is_fresh: true,
     };
-    let plan = sync::plan(&sync_input, &config)
+    let plan = replicore::plan(&sync_input, &config)
         .map_err(|e| fail(&name, "plan", "a plan", e.to_string()))?;
     let failures = &input["failures"];
 
@@ -826,7 +826,7 @@ fn judge_sync(case: &Value) -> Judged {
         }
         Manage::Nothing { .. } => {}
     }
-    let done = sync::complete(&plan, &outcome)
+    let done = replicore::complete(&plan, &outcome)
         .map_err(|e| fail(&name, "complete", "a completion", e.to_string()))?;
 
     // Status write with upstream's single retry.

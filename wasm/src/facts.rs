@@ -1,7 +1,7 @@
 //! The engine's facts for hosts that show pods and rankings (the playground): pod facts,
 //! the rank rules' texts, the deletion-cost annotation's key. Conversion only.
 
-use replicore::facts::{pod_facts_json, rank_rule_texts};
+use replicore::explain::facts::{pod_facts_json, rank_rule_texts};
 use replicore::pods::DELETION_COST_ANNOTATION;
 use replicore::Config;
 use serde_json::{Map, Value};

@@ -39,13 +39,13 @@ use std::collections::{BTreeMap, BTreeSet};
 static ALLOCATOR: heap::GrowAhead = heap::GrowAhead;
 
 use convert::{any, count, error, object, objects, optional, to_js, to_json_text, JsResult};
-use replicore::events::{on_owner_event, on_pod_event, OwnerEvent, PodEvent};
 #[cfg(feature = "explain")]
 use replicore::explain::{explain_json, ExplainOptions};
 use replicore::model::LabelSelector;
 use replicore::outcome::{ClaimOutcome, LiveOwner};
-use replicore::rank::{NamedRankedPod, RankOptions};
-use replicore::status::StatusInput;
+use replicore::replicaset::handlers::{on_owner_event, on_pod_event, OwnerEvent, PodEvent};
+use replicore::replicaset::rank::{NamedRankedPod, RankOptions};
+use replicore::replicaset::status::StatusInput;
 use replicore::{
     complete as complete_sync, plan as plan_sync, CallResult, Config, CreatePlan, Expectations,
     ExpectationsChange, Manage, Pod, ReplicaSet, Selector, SyncInput, SyncOutcome, SyncPlan, Time,
@@ -235,7 +235,7 @@ pub fn slow_start(
     let n = count(&count_, "count", MAX_SLOW_START)?;
     let initial = count(&initial_batch_size, "initialBatchSize", MAX_SLOW_START)?;
     let failed: BTreeSet<usize> = any(&failed_calls, "failedCalls")?;
-    to_js(&replicore::slowstart::run(n, initial, |i| {
+    to_js(&replicore::replicaset::slowstart::run(n, initial, |i| {
         failed.contains(&i)
     }))
 }
@@ -255,7 +255,7 @@ pub fn upstream_less(
     let options: RankOptions = object(&options, "options")?;
     let rank_a = count(&rank_a, "rankA", u32::MAX as usize)?;
     let rank_b = count(&rank_b, "rankB", u32::MAX as usize)?;
-    Ok(replicore::rank::upstream_less(
+    Ok(replicore::replicaset::rank::upstream_less(
         (&a, rank_a),
         (&b, rank_b),
         options.now,
@@ -278,7 +278,12 @@ pub fn rank_pods(
         Some(r) => r.iter().collect(),
         None => candidates.clone(),
     };
-    let ranked = replicore::rank::rank(&candidates, &related, options.now, &options.feature_gates);
+    let ranked = replicore::replicaset::rank::rank(
+        &candidates,
+        &related,
+        options.now,
+        &options.feature_gates,
+    );
     let out: Vec<NamedRankedPod> = ranked
         .into_iter()
         .filter_map(|r| Some(NamedRankedPod::new(candidates.get(r.index)?, r)))

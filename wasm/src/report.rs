@@ -1,8 +1,8 @@
 //! The explain report (`explainText`, `explainReport`): the engine's one report
-//! (`replicore::report`: the Deployments, the ReplicaSets, the forecasts asked for) and
+//! (`replicore::explain::report`: the Deployments, the ReplicaSets, the forecasts asked for) and
 //! its one renderer, which the CLI prints. Conversion only.
 
-use replicore::report::{render, report, ReportOptions};
+use replicore::explain::report::{render, report, ReportOptions};
 use wasm_bindgen::prelude::*;
 
 use crate::convert::{self, error, object, to_json_text, JsResult};
@@ -12,7 +12,7 @@ const TS_TYPES: &str = r#"
 import type { ExplainOptions, Explanation, ReportOptions } from "../generated/index.js";
 "#;
 
-fn made(list: &JsValue, options: &JsValue) -> Result<replicore::report::Report, JsValue> {
+fn made(list: &JsValue, options: &JsValue) -> Result<replicore::explain::report::Report, JsValue> {
     let options: ReportOptions = object(options, "options")?;
     let bytes = convert::json_bytes(list, "")?;
     report(&bytes, &options).map_err(|e| error(&e))

@@ -1727,9 +1727,13 @@ fn store_plans_what_plan_plans_and_survives_bad_objects() {
         .collect();
     let outcome = json!({"deletes": deletes});
     // Completing reads the plan alone: no plan is made again.
-    let plans = replicore::sync::plans_made();
+    let plans = replicore::replicaset::plan::plans_made();
     let done = ok(rc::complete(plan_text.clone(), t(&outcome)));
-    assert_eq!(replicore::sync::plans_made(), plans, "complete made a plan");
+    assert_eq!(
+        replicore::replicaset::plan::plans_made(),
+        plans,
+        "complete made a plan"
+    );
     assert_eq!(done["deleted"], json!(deletes.len()));
     // The plan is a value: through JSON again (the text re-serialized) it completes the
     // same, and the store may change meanwhile.
@@ -1738,7 +1742,11 @@ fn store_plans_what_plan_plans_and_survives_bad_objects() {
         .expect("delete");
     let again = t(&r);
     assert_eq!(ok(rc::complete(again, t(&outcome))), done);
-    assert_eq!(replicore::sync::plans_made(), plans, "complete made a plan");
+    assert_eq!(
+        replicore::replicaset::plan::plans_made(),
+        plans,
+        "complete made a plan"
+    );
 }
 
 // ---------------------------------------------------------------------------------------

@@ -6,12 +6,12 @@ use crate::fxhash::FxHashMap;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::digest::{Digested, PodDigest, Pods};
+use super::jsonpath;
 use crate::error::{join_path, Error, Result};
 use crate::expectations::Expectations;
-use crate::jsonpath;
 use crate::model::{Pod, ReplicaSet};
 use crate::objects::Object;
+use crate::replicaset::digest::{Digested, PodDigest, Pods};
 use crate::time::Time;
 
 /// Everything one sync decides from (§2).
@@ -35,7 +35,7 @@ pub struct SyncInput {
     pub other_owners: Vec<ReplicaSet>,
     /// The pods the host's cache holds; the engine picks the owner's and the orphans of
     /// its namespace (R-20..R-22) and the related ones.
-    /// Each pod's [`crate::digest::PodDigest`] is computed once, when it enters the list.
+    /// Each pod's [`crate::replicaset::digest::PodDigest`] is computed once, when it enters the list.
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(as = "Vec<crate::ts::KubeObject>", optional = nullable))]
     pub pods: Pods,
@@ -53,8 +53,8 @@ fn yes() -> bool {
     true
 }
 
-/// A sync input by reference: what [`crate::sync::plan`] reads. A [`SyncInput`] lends
-/// one with [`SyncInput::view`]; the [`crate::store::Store`] makes one from the objects
+/// A sync input by reference: what [`crate::replicaset::plan::plan`] reads. A [`SyncInput`] lends
+/// one with [`SyncInput::view`]; the [`crate::replicaset::store::Store`] makes one from the objects
 /// it holds, without copying a pod.
 #[derive(Clone, Debug)]
 pub struct SyncView<'a> {

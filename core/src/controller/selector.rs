@@ -98,8 +98,8 @@ impl Selector {
     }
 
     /// [`Selector::matches`] on the labels a pod's digest holds.
-    pub(crate) fn matches_digest(&self, labels: crate::digest::Labels<'_>) -> bool {
-        use crate::digest::same_bytes;
+    pub(crate) fn matches_digest(&self, labels: crate::replicaset::digest::Labels<'_>) -> bool {
+        use crate::replicaset::digest::same_bytes;
         match self {
             Selector::Nothing => false,
             Selector::All(reqs) => reqs.iter().all(|r| {

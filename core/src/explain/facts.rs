@@ -10,7 +10,7 @@ use crate::config::OwnerKind;
 use crate::error::Result;
 use crate::model::Pod;
 use crate::pods;
-use crate::rank::RankRule;
+use crate::replicaset::rank::RankRule;
 use crate::time::Time;
 
 /// One pod's facts.
@@ -50,7 +50,7 @@ pub fn pod_facts_json(bytes: &[u8], owner_kind: &OwnerKind) -> Result<Vec<PodFac
         .iter()
         .map(|pod| {
             let owner = owners.iter().find(|rs| {
-                crate::owner::pods_of_owner(rs, owner_kind, std::iter::once(pod))
+                crate::replicaset::owner::pods_of_owner(rs, owner_kind, std::iter::once(pod))
                     .first()
                     .is_some_and(|_| pod.metadata.controller_ref().is_some())
             });

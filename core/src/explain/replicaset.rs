@@ -1,7 +1,7 @@
 //! What a sync would do now for each ReplicaSet of a `kubectl get rs,pods -o json`
 //! snapshot, and which pods a scale-down would delete, with the deciding rule.
 //!
-//! Explain decides nothing itself: it parses the snapshot, runs [`sync::plan`] once per
+//! Explain decides nothing itself: it parses the snapshot, runs [`plan::plan`] once per
 //! ReplicaSet (claims, manage §9, ranking R-70..R-74) and [`rank::rank`] for a
 //! scale-down preview, and counts pods with the predicates of [`pods`] (R-01..R-06).
 //!
@@ -31,16 +31,16 @@ use serde_json::Value;
 
 use crate::claim::ClaimKind;
 use crate::config::Config;
-use crate::digest::Pods;
 use crate::error::{join_path, json_type, Error, Result};
 use crate::expectations::Expectations;
 use crate::input::{self, SyncInput};
 use crate::model::{ObjectList, Pod, ReplicaSet};
-use crate::owner;
 use crate::pods;
-use crate::rank::{self, RankFacts, RankRule};
+use crate::replicaset::digest::Pods;
+use crate::replicaset::owner;
+use crate::replicaset::plan::{self, Halt, Idle, Manage};
+use crate::replicaset::rank::{self, RankFacts, RankRule};
 use crate::selector::Selector;
-use crate::sync::{self, Halt, Idle, Manage};
 use crate::time::Time;
 use crate::words::{age, plural};
 
@@ -229,7 +229,7 @@ fn items_json(bytes: &[u8], owner_kind: &str) -> Result<Vec<(String, Value)>> {
 }
 
 /// The owners (of `owner_kind`) and pods of a snapshot in [`explain_json`]'s input forms,
-/// checked as `explain` checks them (for [`crate::facts::pod_facts_json`]).
+/// checked as `explain` checks them (for [`crate::explain::facts::pod_facts_json`]).
 pub(crate) fn snapshot_json(bytes: &[u8], owner_kind: &str) -> Result<(Vec<ReplicaSet>, Pods)> {
     let snap = Snapshot::parse(items_json(bytes, owner_kind)?, owner_kind)?;
     Ok((snap.owners, snap.pods))
@@ -428,12 +428,12 @@ fn explain_owner(input: &SyncInput, options: &ExplainOptions) -> Result<OwnerExp
     let config = &options.config;
     let rs = &input.owner;
     let now = input.now;
-    let plan = sync::plan(input, config)?;
+    let plan = plan::plan(input, config)?;
     let selector = Selector::compile(rs.spec.selector.as_ref()).ok();
     let owned: Vec<&Pod> = if plan.halt.is_some() {
         Vec::new()
     } else {
-        sync::claimed_pods(input, config)
+        plan::claimed_pods(input, config)
     };
     let min_ready = rs.spec.min_ready_seconds;
     let counts = PodCounts {

@@ -8,9 +8,9 @@ use std::collections::HashSet;
 use crate::fxhash::FxHashMap;
 
 use crate::config::OwnerKind;
-use crate::digest::{same_bytes, Digested, PodDigest};
 use crate::model::{Pod, ReplicaSet};
 use crate::pods;
+use crate::replicaset::digest::{same_bytes, Digested, PodDigest};
 use crate::selector::Selector;
 
 /// R-20/R-21 (`FilterPodsByOwner`, orphans included): pods in the owner's namespace whose

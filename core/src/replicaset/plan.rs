@@ -18,22 +18,22 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::availability;
 use crate::claim::{self, ClaimAction, ClaimKind, Verdict};
 use crate::config::{Config, OwnerKind};
-use crate::digest::{same_bytes, Digested, PodDigest, PodStrings, Pods};
 use crate::error::{Error, Result};
 use crate::expectations::ExpectationsChange;
 use crate::input::{SyncInput, SyncView};
 use crate::model::{Pod, ReplicaSet, ReplicaSetStatus};
 use crate::outcome::{CallResult, ClaimOutcome, LiveOwner, SyncOutcome};
-use crate::owner;
+use crate::replicaset::availability;
+use crate::replicaset::digest::{same_bytes, Digested, PodDigest, PodStrings, Pods};
+use crate::replicaset::owner;
 
-use crate::rank::{self, RankFacts, RankRule};
+use crate::replicaset::rank::{self, RankFacts, RankRule};
+use crate::replicaset::slowstart::{self, SLOW_START_INITIAL_BATCH_SIZE};
+use crate::replicaset::status::{self, StatusContext};
+use crate::replicaset::template;
 use crate::selector::Selector;
-use crate::slowstart::{self, SLOW_START_INITIAL_BATCH_SIZE};
-use crate::status::{self, StatusContext};
-use crate::template;
 use crate::time::{Duration, Time};
 
 /// Why a sync does nothing at all: no claims, no creates or deletes, no status write.
@@ -386,7 +386,7 @@ thread_local! {
 }
 
 /// [`plan`] over a view whose pods were validated when they entered (a [`SyncInput`]
-/// or the [`crate::store::Store`]).
+/// or the [`crate::replicaset::store::Store`]).
 pub(crate) fn plan_view(input: SyncView<'_>, config: &Config) -> Result<SyncPlan> {
     #[cfg(any(test, feature = "plan-counter"))]
     PLANS_MADE.with(|c| c.set(c.get() + 1));
@@ -1009,7 +1009,7 @@ impl CreatePlan {
             return None;
         }
         let failed: Vec<bool> = results_so_far.iter().map(create_failed).collect();
-        crate::slowstart::next_batch(&self.batches, &failed)
+        crate::replicaset::slowstart::next_batch(&self.batches, &failed)
     }
 }
 

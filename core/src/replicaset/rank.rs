@@ -25,7 +25,7 @@
 //! scores: where every strict comparison inside a block agrees with UID order (ready
 //! pods, rule 6 in play) or with (later key, UID) order (otherwise), that order is used
 //! as is — it is a linear extension and the block has no intransitive group. Sort keys
-//! come from each pod's [`crate::digest::PodDigest`], computed once when the pod entered:
+//! come from each pod's [`crate::replicaset::digest::PodDigest`], computed once when the pod entered:
 //! O(n log n) with integer comparisons.
 
 use std::cmp::Ordering;
@@ -34,10 +34,10 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::config::FeatureGates;
-use crate::digest::{Digested, PodDigest};
 use crate::fxhash::FxHashMap;
 use crate::model::Pod;
 use crate::pods;
+use crate::replicaset::digest::{Digested, PodDigest};
 use crate::time::{log2_bucket, Time};
 
 /// The rule that placed a pod before the next one in the deletion order.
@@ -1054,7 +1054,7 @@ pub fn deletion_order(
 }
 
 /// [`deletion_order`] over pods whose digests were computed when they entered (a
-/// [`crate::digest::Pods`] list or the store): no pod field is parsed again.
+/// [`crate::replicaset::digest::Pods`] list or the store): no pod field is parsed again.
 pub fn deletion_order_of(
     candidates: &[Digested],
     related: &[Digested],

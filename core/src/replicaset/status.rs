@@ -1,9 +1,9 @@
 //! The status the controller writes (R-80..R-82) and whether it writes it.
 
 use crate::config::{FeatureGates, OwnerKind};
-use crate::digest::Digested;
 use crate::model::{Pod, ReplicaSet, ReplicaSetCondition, ReplicaSetStatus};
 use crate::pods;
+use crate::replicaset::digest::Digested;
 use crate::selector::Selector;
 use crate::time::{Duration, Time};
 

@@ -13,14 +13,14 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::digest::{PodDigest, SharedStrings};
 use crate::error::{Error, Result};
-use crate::events::{self, EventDecision, OwnerEvent, PodEvent};
 use crate::expectations::Expectations;
 use crate::fxhash::FxHashMap;
 use crate::input::{validate_owner, validate_pod, SyncView};
 use crate::model::{Pod, ReplicaSet};
-use crate::sync::{self, SyncPlan};
+use crate::replicaset::digest::{PodDigest, SharedStrings};
+use crate::replicaset::handlers::{self, EventDecision, OwnerEvent, PodEvent};
+use crate::replicaset::plan::{self, SyncPlan};
 use crate::time::Time;
 use crate::Config;
 
@@ -264,14 +264,14 @@ impl Store {
                         Some(old) => PodEvent::Updated { old, new: &pod },
                         None => PodEvent::Added(&pod),
                     };
-                    events::on_pod_event(event, owners, &self.config.owner_kind)
+                    handlers::on_pod_event(event, owners, &self.config.owner_kind)
                 };
                 self.upsert_pod(pod)?;
                 Ok(decision)
             }
             PodChange::Delete(pod) => {
                 validate_pod(&pod, "pod")?;
-                let decision = events::on_pod_event(
+                let decision = handlers::on_pod_event(
                     PodEvent::Deleted(&pod),
                     self.owners_in(pod.namespace()),
                     &self.config.owner_kind,
@@ -292,15 +292,15 @@ impl Store {
                     .owner(&owner.metadata.namespace, &owner.metadata.name)
                     .cloned();
                 let decision = match &old {
-                    Some(old) => events::on_owner_event(OwnerEvent::Updated { old, new: &owner }),
-                    None => events::on_owner_event(OwnerEvent::Added(&owner)),
+                    Some(old) => handlers::on_owner_event(OwnerEvent::Updated { old, new: &owner }),
+                    None => handlers::on_owner_event(OwnerEvent::Added(&owner)),
                 };
                 self.upsert_owner(owner)?;
                 Ok(decision)
             }
             OwnerChange::Delete(owner) => {
                 validate_owner(&owner, "owner")?;
-                let decision = events::on_owner_event(OwnerEvent::Deleted(&owner));
+                let decision = handlers::on_owner_event(OwnerEvent::Deleted(&owner));
                 self.delete_owner(&owner.metadata.namespace, &owner.metadata.name);
                 Ok(decision)
             }
@@ -358,7 +358,7 @@ impl Snapshot {
 
     /// [`crate::plan`] over the snapshot (its pods were validated by the store).
     pub fn plan(&self, config: &Config) -> Result<SyncPlan> {
-        sync::plan_view(self.view(), config)
+        plan::plan_view(self.view(), config)
     }
 }
 

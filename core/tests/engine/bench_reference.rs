@@ -7,10 +7,10 @@ use std::io::Read;
 use std::path::PathBuf;
 
 use replicore::config::FeatureGates;
-use replicore::owner;
 use replicore::pods;
-use replicore::rank;
-use replicore::status::{self, StatusContext};
+use replicore::replicaset::owner;
+use replicore::replicaset::rank;
+use replicore::replicaset::status::{self, StatusContext};
 use replicore::{plan, Config, Manage, OwnerKind, Pod, ReplicaSet, Selector, SyncInput, Time};
 use serde::Deserialize;
 

@@ -6,10 +6,9 @@
 use crate::common;
 
 use common::*;
-use replicore::rank::{self, deletion_order_of};
-use replicore::{
-    owner, plan, Config, Error, FeatureGates, Manage, Pod, PodDigest, Pods, SyncInput,
-};
+use replicore::replicaset::owner;
+use replicore::replicaset::rank::{self, deletion_order_of};
+use replicore::{plan, Config, Error, FeatureGates, Manage, Pod, PodDigest, Pods, SyncInput};
 use serde_json::json;
 
 fn assert_in_step(pods: &Pods) {
@@ -200,7 +199,7 @@ fn selectors_and_owner_filter_read_the_digest_strings_exactly() {
 /// with a zero ready time, and with labels that only partly match the template.
 #[test]
 fn status_from_digests_equals_status_from_pods() {
-    use replicore::status::{calculate, calculate_of, StatusContext};
+    use replicore::replicaset::status::{calculate, calculate_of, StatusContext};
     let gates = FeatureGates::default();
     let kind = replicore::OwnerKind::replica_set();
     for min_ready in [0, 10] {

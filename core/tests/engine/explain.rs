@@ -5,7 +5,8 @@ use replicore::explain::{
     explain, explain_json, ExplainOptions, Explanation, OwnerExplanation, SyncAction,
 };
 use replicore::model::{Pod, ReplicaSet};
-use replicore::{owner, pods, rank, Config, Error, FeatureGates, RankRule, Time};
+use replicore::replicaset::{owner, rank};
+use replicore::{pods, Config, Error, FeatureGates, RankRule, Time};
 use serde_json::{json, Value};
 
 const CLUSTER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/cluster.json");
@@ -596,7 +597,7 @@ fn terminating_pods_are_counted_only_behind_the_gate_as_the_status_counts_them()
 
 #[test]
 fn pod_facts_read_pods_as_the_rules_do() {
-    use replicore::facts::pod_facts_json;
+    use replicore::explain::facts::pod_facts_json;
     let rs = |name: &str, uid: &str| {
         json!({"kind": "ReplicaSet", "apiVersion": "apps/v1",
             "metadata": {"name": name, "namespace": "ns", "uid": uid},

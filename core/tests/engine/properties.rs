@@ -21,11 +21,12 @@ use serde_json::{json, Value};
 use prop_support::*;
 use replicore::claim::ClaimKind;
 use replicore::model::{Pod, ReplicaSet};
-use replicore::slowstart;
+use replicore::replicaset::rank;
+use replicore::replicaset::slowstart;
 use replicore::{
-    complete, input, plan, pods, rank, CallResult, Completion, Config, Expectations,
-    ExpectationsRecord, FeatureGates, Idle, LiveOwner, Manage, RankRule, SyncInput, SyncOutcome,
-    SyncPlan, Time, EXPECTATIONS_TTL,
+    complete, input, plan, pods, CallResult, Completion, Config, Expectations, ExpectationsRecord,
+    FeatureGates, Idle, LiveOwner, Manage, RankRule, SyncInput, SyncOutcome, SyncPlan, Time,
+    EXPECTATIONS_TTL,
 };
 
 /// The create/delete calls a manage step issues at most.

@@ -2,8 +2,8 @@
 //! forecasts from one snapshot, as data and as the one text the CLI and the example print.
 
 use replicore::deployment::forecast::PodGroup;
+use replicore::explain::report::{render, report, ForecastRequest, ReportOptions};
 use replicore::explain::{explain_json, report_text, ExplainOptions};
-use replicore::report::{render, report, ForecastRequest, ReportOptions};
 use replicore::{Error, Time};
 
 fn snapshot() -> Vec<u8> {

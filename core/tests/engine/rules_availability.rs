@@ -6,10 +6,10 @@
 use crate::common;
 
 use common::*;
-use replicore::availability::{min_next_check, next_check, requeue_after};
 use replicore::model::ReplicaSetStatus;
 use replicore::outcome::{CallResult, SyncOutcome};
-use replicore::sync::Requeue;
+use replicore::replicaset::availability::{min_next_check, next_check, requeue_after};
+use replicore::replicaset::plan::Requeue;
 use replicore::{plan, Config, Duration, Pod};
 
 /// `ready == None`: not ready; `Some(s)`: ready since `s` seconds before `now`.

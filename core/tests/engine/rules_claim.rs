@@ -7,8 +7,9 @@ use crate::common;
 use common::*;
 use replicore::claim::{adopt_patch, can_adopt, release_patch, ClaimKind, STRATEGIC_MERGE_PATCH};
 use replicore::outcome::{ApiError, CallResult, ClaimOutcome, LiveOwner, SyncOutcome};
-use replicore::sync::{Idle, Manage, Requeue};
-use replicore::{owner, plan, Config, OwnerKind, Selector};
+use replicore::replicaset::owner;
+use replicore::replicaset::plan::{Idle, Manage, Requeue};
+use replicore::{plan, Config, OwnerKind, Selector};
 use serde_json::json;
 
 fn names<'a>(pods: impl IntoIterator<Item = &'a replicore::Pod>) -> Vec<&'a str> {

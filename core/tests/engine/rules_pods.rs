@@ -6,12 +6,12 @@
 use crate::common;
 
 use common::*;
-use replicore::owner;
 use replicore::pods::{
     deletion_cost, is_active, is_available, is_ready, is_terminal, is_terminating,
     max_container_restarts, max_sidecar_restarts, parse_deletion_cost, phase_ordinal, ready_time,
     DELETION_COST_ANNOTATION,
 };
+use replicore::replicaset::owner;
 use replicore::Pod;
 use serde_json::json;
 

@@ -10,8 +10,11 @@ use crate::common;
 use std::collections::HashMap;
 
 use common::*;
-use replicore::rank::{colocation_counts, pods_to_delete, rank, upstream_less, RankRule};
-use replicore::{owner, plan, Config, FeatureGates, Pod};
+use replicore::replicaset::owner;
+use replicore::replicaset::rank::{
+    colocation_counts, pods_to_delete, rank, upstream_less, RankRule,
+};
+use replicore::{plan, Config, FeatureGates, Pod};
 use serde_json::json;
 
 fn gates() -> FeatureGates {

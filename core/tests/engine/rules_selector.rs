@@ -8,8 +8,8 @@ use crate::common;
 use common::*;
 use replicore::claim::ClaimKind;
 use replicore::model::{LabelSelector, StringMap};
+use replicore::replicaset::plan::{Halt, Idle, Requeue};
 use replicore::selector::SelectorError;
-use replicore::sync::{Halt, Idle, Requeue};
 use replicore::{plan, Config, Selector};
 use serde_json::{json, Value};
 

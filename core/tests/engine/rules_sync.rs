@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 
 use common::*;
 use replicore::outcome::{ApiError, CallResult, SyncOutcome};
-use replicore::sync::{Event, Halt, Idle, Manage, Requeue};
+use replicore::replicaset::plan::{Event, Halt, Idle, Manage, Requeue};
 use replicore::{
     complete, on_pod_event, plan, Config, Expectations, ExpectationsChange, OwnerKind, PodEvent,
 };
