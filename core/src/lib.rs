@@ -1,27 +1,34 @@
 //! # replicore
 //!
-//! The decisions of kube-controller-manager's scaling controllers (the ReplicaSet and
-//! Deployment controllers; the HorizontalPodAutoscaler's are to follow) as a pure engine:
-//! snapshots in, decisions out, no I/O, no clock, no global state. The host makes the API
-//! calls and reports their results; the engine says what they mean.
+//! The decisions of kube-controller-manager's scaling controllers (the ReplicaSet,
+//! Deployment and HorizontalPodAutoscaler controllers) as a pure engine: snapshots in,
+//! decisions out, no I/O, no clock, no global state. The host makes the API calls and
+//! reports their results; the engine says what they mean.
 //!
-//! **ReplicaSet.** Given the owner, the pods and the expectations at an instant `now`,
-//! [`plan`] says which pods to adopt or release, how many to create in which slow-start
-//! batches, which to delete and why those; the host makes the API calls and hands their
-//! results to [`complete`], which says what status to write, how to correct the
-//! expectations, which events to record and when to look again. [`on_pod_event`] and
-//! [`on_owner_event`] say what a watch event asks for. Each rule family lives in one
-//! module: [`selector`], [`owner`], [`claim`], [`expectations`], [`slowstart`], [`rank`],
-//! [`status`], [`availability`], [`events`], [`sync`]. Hosts that stream watch events
-//! keep their objects in a [`Store`] and plan from it.
+//! **ReplicaSet** ([`replicaset`]). Given the owner, the pods and the expectations at an
+//! instant `now`, [`plan`] says which pods to adopt or release, how many to create in
+//! which slow-start batches, which to delete and why those; the host makes the API calls
+//! and hands their results to [`complete`], which says what status to write, how to
+//! correct the expectations, which events to record and when to look again.
+//! [`on_pod_event`] and [`on_owner_event`] say what a watch event asks for. Hosts that
+//! stream watch events keep their objects in a [`Store`] and plan from it.
 //!
-//! **Deployment.** [`deployment`] holds one `syncDeployment(key)` as a step machine
+//! **Deployment** ([`deployment`]). One `syncDeployment(key)` as a step machine
 //! ([`deployment::DeploymentSync`]) that names each API call and takes its result, then
 //! says what the sync amounted to.
 //!
-//! **Shared.** [`event_correlation`] says how the recorder writes the events a sync
-//! records (create, patch or drop, as client-go's `EventCorrelator`); [`config`] holds
-//! the burst size, the owner kind and the feature gates.
+//! **HorizontalPodAutoscaler** ([`hpa`]). One `reconcileAutoscaler` as a step machine
+//! ([`hpa::HpaSync`]): the target's scale, its pods and metrics in, the replica count, the
+//! status and the events out, with the controller's memory carried between syncs.
+//!
+//! **Shared.** What the controllers share (upstream's `pkg/controller`): label
+//! [`selector`]s, ControllerRef [`claim`]ing, the pod predicates of [`pods`],
+//! [`expectations`], how the recorder writes events ([`event_correlation`], as
+//! client-go's `EventCorrelator`), the pods a [`quota`] charges and the [`workqueue`]'s
+//! rate-limiter numbers. The object model and the wire: [`model`], [`input`],
+//! [`outcome`], [`config`] (burst size, owner kinds, feature gates), [`error`], [`time`],
+//! [`quantity`]. With feature `explain`, [`explain`](mod@explain) says in words what each
+//! controller's next sync would do.
 //!
 //! Rules are cited by id (`R-72`, `D-51`, `EC-02`, …). The repository's
 //! `docs/rules.md` states each one and names the function that implements it;
@@ -86,13 +93,10 @@ pub use expectations::{Expectations, ExpectationsChange, ExpectationsRecord, EXP
 pub use input::SyncInput;
 pub use model::{LabelSelector, Pod, ReplicaSet, ReplicaSetStatus};
 pub use outcome::{ApiError, CallResult, ClaimOutcome, LiveOwner, SyncOutcome};
-pub use replicaset::digest::{Digested, PodDigest, Pods};
-pub use replicaset::handlers::{on_owner_event, on_pod_event, EventDecision, OwnerEvent, PodEvent};
-pub use replicaset::plan::{
-    complete, plan, Completion, CreatePlan, DeletePlan, Event, Halt, Idle, Manage, Requeue,
-    SyncPlan, Victim,
+pub use replicaset::{
+    complete, on_owner_event, on_pod_event, plan, Completion, CreatePlan, DeletePlan, Digested,
+    Event, EventDecision, Halt, Idle, Manage, OwnerChange, OwnerEvent, PodChange, PodDigest,
+    PodEvent, Pods, RankRule, RankedPod, Requeue, Snapshot, Store, SyncContext, SyncPlan, Victim,
 };
-pub use replicaset::rank::{RankRule, RankedPod};
-pub use replicaset::store::{OwnerChange, PodChange, Snapshot, Store, SyncContext};
 pub use selector::Selector;
 pub use time::{Duration, Time};

@@ -28,8 +28,8 @@ use replicore::deployment::{run_sync, ApiCall, ApiResult, DeploymentSyncInput, P
 use replicore::error::{Error, Result};
 use replicore::model::{Pod, ReplicaSet};
 use replicore::outcome::ApiError;
-use replicore::replicaset::plan::Event;
 use replicore::time::Time;
+use replicore::Event;
 
 use super::apiserver::{self, set_field, Change};
 use super::clock::{ms_of, Ms};

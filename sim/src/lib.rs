@@ -57,8 +57,8 @@ use replicore::error::{Error, Result};
 use replicore::model::{
     LabelSelector, ObjectMeta, Pod, PodTemplateSpec, ReplicaSet, ReplicaSetSpec, TemplateMeta,
 };
-use replicore::replicaset::plan::Event;
 use replicore::time::Time;
+use replicore::Event;
 
 use apiserver::{ApiServer, Change};
 use clock::{Agenda, Clock, Ms, Phase};

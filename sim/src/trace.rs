@@ -12,9 +12,9 @@ use replicore::expectations::{ExpectationsChange, ExpectationsRecord};
 use replicore::input::SyncInput;
 use replicore::model::ReplicaSetStatus;
 use replicore::replicaset::handlers::EventDecision;
-use replicore::replicaset::plan::{Event, Requeue};
 use replicore::replicaset::rank::{RankFacts, RankRule};
 use replicore::time::Time;
+use replicore::{Event, Requeue};
 
 use super::clock::Ms;
 use super::scenario::Edit;

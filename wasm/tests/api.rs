@@ -1727,10 +1727,10 @@ fn store_plans_what_plan_plans_and_survives_bad_objects() {
         .collect();
     let outcome = json!({"deletes": deletes});
     // Completing reads the plan alone: no plan is made again.
-    let plans = replicore::replicaset::plan::plans_made();
+    let plans = replicore::replicaset::plans_made();
     let done = ok(rc::complete(plan_text.clone(), t(&outcome)));
     assert_eq!(
-        replicore::replicaset::plan::plans_made(),
+        replicore::replicaset::plans_made(),
         plans,
         "complete made a plan"
     );
@@ -1743,7 +1743,7 @@ fn store_plans_what_plan_plans_and_survives_bad_objects() {
     let again = t(&r);
     assert_eq!(ok(rc::complete(again, t(&outcome))), done);
     assert_eq!(
-        replicore::replicaset::plan::plans_made(),
+        replicore::replicaset::plans_made(),
         plans,
         "complete made a plan"
     );

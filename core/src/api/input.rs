@@ -53,7 +53,7 @@ fn yes() -> bool {
     true
 }
 
-/// A sync input by reference: what [`crate::replicaset::plan::plan`] reads. A [`SyncInput`] lends
+/// A sync input by reference: what [`crate::plan()`] reads. A [`SyncInput`] lends
 /// one with [`SyncInput::view`]; the [`crate::replicaset::store::Store`] makes one from the objects
 /// it holds, without copying a pod.
 #[derive(Clone, Debug)]
@@ -149,7 +149,7 @@ pub fn from_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T> {
 }
 
 /// The engine's error for a serde_json error in `bytes`: the field path is recovered from
-/// the position serde_json reports (see [`crate::jsonpath`]).
+/// the position serde_json reports (see [`super::jsonpath`]).
 fn path_error(bytes: &[u8], inner: &serde_json::Error) -> Error {
     // serde_json quotes the whole offending value: cut it (a 5 MB string is not a 5 MB
     // message).

@@ -1,7 +1,7 @@
 //! What a sync would do now for each ReplicaSet of a `kubectl get rs,pods -o json`
 //! snapshot, and which pods a scale-down would delete, with the deciding rule.
 //!
-//! Explain decides nothing itself: it parses the snapshot, runs [`plan::plan`] once per
+//! Explain decides nothing itself: it parses the snapshot, runs [`replicaset::plan()`] once per
 //! ReplicaSet (claims, manage §9, ranking R-70..R-74) and [`rank::rank`] for a
 //! scale-down preview, and counts pods with the predicates of [`pods`] (R-01..R-06).
 //!
@@ -38,8 +38,8 @@ use crate::model::{ObjectList, Pod, ReplicaSet};
 use crate::pods;
 use crate::replicaset::digest::Pods;
 use crate::replicaset::owner;
-use crate::replicaset::plan::{self, Halt, Idle, Manage};
 use crate::replicaset::rank::{self, RankFacts, RankRule};
+use crate::replicaset::{self, Halt, Idle, Manage};
 use crate::selector::Selector;
 use crate::time::Time;
 use crate::words::{age, plural};
@@ -428,12 +428,12 @@ fn explain_owner(input: &SyncInput, options: &ExplainOptions) -> Result<OwnerExp
     let config = &options.config;
     let rs = &input.owner;
     let now = input.now;
-    let plan = plan::plan(input, config)?;
+    let plan = replicaset::plan(input, config)?;
     let selector = Selector::compile(rs.spec.selector.as_ref()).ok();
     let owned: Vec<&Pod> = if plan.halt.is_some() {
         Vec::new()
     } else {
-        plan::claimed_pods(input, config)
+        replicaset::claimed_pods(input, config)
     };
     let min_ready = rs.spec.min_ready_seconds;
     let counts = PodCounts {

@@ -17,10 +17,9 @@ use std::fmt;
 use serde::de::{SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::objects::Object;
-
 use crate::fxhash::{FxBuild, FxHashSet};
 use crate::model::Pod;
+use crate::objects::Object;
 use crate::pods;
 use crate::time::Time;
 

@@ -5,12 +5,11 @@ use std::borrow::Borrow;
 use std::collections::hash_map::Entry;
 use std::collections::HashSet;
 
-use crate::fxhash::FxHashMap;
-
+use super::digest::{same_bytes, Digested, PodDigest};
 use crate::config::OwnerKind;
+use crate::fxhash::FxHashMap;
 use crate::model::{Pod, ReplicaSet};
 use crate::pods;
-use crate::replicaset::digest::{same_bytes, Digested, PodDigest};
 use crate::selector::Selector;
 
 /// R-20/R-21 (`FilterPodsByOwner`, orphans included): pods in the owner's namespace whose

@@ -33,11 +33,11 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::digest::{Digested, PodDigest};
 use crate::config::FeatureGates;
 use crate::fxhash::FxHashMap;
 use crate::model::Pod;
 use crate::pods;
-use crate::replicaset::digest::{Digested, PodDigest};
 use crate::time::{log2_bucket, Time};
 
 /// The rule that placed a pod before the next one in the deletion order.

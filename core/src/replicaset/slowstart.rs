@@ -37,7 +37,7 @@ pub struct SlowStartResult {
 /// the size of the next batch of a schedule, given whether each call issued so far
 /// failed (in call order): `None` once a batch had a failure (it was the last one), when a
 /// batch is only partly reported, or when the schedule is done. The one statement of where
-/// slow start stops; [`run`] and the sync's plan ([`crate::replicaset::plan::CreatePlan::next_batch`])
+/// slow start stops; [`run`] and the sync's plan ([`super::CreatePlan::next_batch`])
 /// both ask it.
 pub fn next_batch(batches: &[usize], failed_so_far: &[bool]) -> Option<usize> {
     let mut issued = 0;

@@ -1,9 +1,9 @@
 //! The status the controller writes (R-80..R-82) and whether it writes it.
 
+use super::digest::Digested;
 use crate::config::{FeatureGates, OwnerKind};
 use crate::model::{Pod, ReplicaSet, ReplicaSetCondition, ReplicaSetStatus};
 use crate::pods;
-use crate::replicaset::digest::Digested;
 use crate::selector::Selector;
 use crate::time::{Duration, Time};
 
@@ -180,8 +180,8 @@ pub(crate) fn finish(
             let desired = i64::from(rs.spec.desired());
             let have = active_len as i64;
             let reason = match have.cmp(&desired) {
-                std::cmp::Ordering::Less => "FailedCreate",
-                std::cmp::Ordering::Greater => "FailedDelete",
+                std::cmp::Ordering::Less => super::events::FAILED_CREATE,
+                std::cmp::Ordering::Greater => super::events::FAILED_DELETE,
                 std::cmp::Ordering::Equal => "",
             };
             set_condition(

@@ -13,14 +13,15 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use super::digest::{PodDigest, SharedStrings};
+use super::handlers::{self, EventDecision, OwnerEvent, PodEvent};
+use super::plan;
+use super::SyncPlan;
 use crate::error::{Error, Result};
 use crate::expectations::Expectations;
 use crate::fxhash::FxHashMap;
 use crate::input::{validate_owner, validate_pod, SyncView};
 use crate::model::{Pod, ReplicaSet};
-use crate::replicaset::digest::{PodDigest, SharedStrings};
-use crate::replicaset::handlers::{self, EventDecision, OwnerEvent, PodEvent};
-use crate::replicaset::plan::{self, SyncPlan};
 use crate::time::Time;
 use crate::Config;
 

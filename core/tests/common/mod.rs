@@ -5,7 +5,7 @@
 
 use replicore::expectations::ExpectationsRecord;
 use replicore::outcome::{CallResult, SyncOutcome};
-use replicore::replicaset::plan::{Completion, CreatePlan, DeletePlan, Idle, Manage, SyncPlan};
+use replicore::{Completion, CreatePlan, DeletePlan, Idle, Manage, SyncPlan};
 use replicore::{Config, Duration, Expectations, Pod, ReplicaSet, SyncInput, Time};
 use serde_json::{json, Value};
 

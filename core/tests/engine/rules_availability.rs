@@ -9,7 +9,7 @@ use common::*;
 use replicore::model::ReplicaSetStatus;
 use replicore::outcome::{CallResult, SyncOutcome};
 use replicore::replicaset::availability::{min_next_check, next_check, requeue_after};
-use replicore::replicaset::plan::Requeue;
+use replicore::Requeue;
 use replicore::{plan, Config, Duration, Pod};
 
 /// `ready == None`: not ready; `Some(s)`: ready since `s` seconds before `now`.

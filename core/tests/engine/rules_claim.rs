@@ -8,8 +8,8 @@ use common::*;
 use replicore::claim::{adopt_patch, can_adopt, release_patch, ClaimKind, STRATEGIC_MERGE_PATCH};
 use replicore::outcome::{ApiError, CallResult, ClaimOutcome, LiveOwner, SyncOutcome};
 use replicore::replicaset::owner;
-use replicore::replicaset::plan::{Idle, Manage, Requeue};
 use replicore::{plan, Config, OwnerKind, Selector};
+use replicore::{Idle, Manage, Requeue};
 use serde_json::json;
 
 fn names<'a>(pods: impl IntoIterator<Item = &'a replicore::Pod>) -> Vec<&'a str> {

@@ -8,7 +8,7 @@ use crate::common;
 
 use common::*;
 use replicore::replicaset::handlers::{owners_selecting, DelayedKey, Observation};
-use replicore::replicaset::plan::Idle;
+use replicore::Idle;
 use replicore::{
     on_owner_event, on_pod_event, plan, Config, Duration, EventDecision, Expectations,
     ExpectationsChange, OwnerEvent, OwnerKind, PodEvent, ReplicaSet,

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 
 use common::*;
 use replicore::expectations::ExpectationsRecord;
-use replicore::replicaset::plan::Idle;
+use replicore::Idle;
 use replicore::{plan, Config, Duration, Expectations, ExpectationsChange, EXPECTATIONS_TTL};
 
 fn keys(v: &[&str]) -> BTreeSet<String> {

@@ -8,9 +8,9 @@ use crate::common;
 use common::*;
 use replicore::claim::ClaimKind;
 use replicore::model::{LabelSelector, StringMap};
-use replicore::replicaset::plan::{Halt, Idle, Requeue};
 use replicore::selector::SelectorError;
 use replicore::{plan, Config, Selector};
+use replicore::{Halt, Idle, Requeue};
 use serde_json::{json, Value};
 
 fn selector(v: Value) -> LabelSelector {

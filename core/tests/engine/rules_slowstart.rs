@@ -7,12 +7,12 @@ use crate::common;
 
 use common::*;
 use replicore::outcome::{ApiError, CallResult, SyncOutcome};
-use replicore::replicaset::plan::{CreatePlan, Idle, Requeue};
 use replicore::replicaset::slowstart::{
     batch_sizes, run, SlowStartResult, SLOW_START_INITIAL_BATCH_SIZE,
 };
 use replicore::replicaset::template;
 use replicore::{plan, Config, Expectations, ExpectationsChange, OwnerKind};
+use replicore::{CreatePlan, Idle, Requeue};
 use serde_json::json;
 
 /// Plays the host's slow start: asks `next_batch`, answers every call of the batch with
@@ -481,7 +481,7 @@ fn r59_abandoned_delete_step_observes_the_victims_not_deleted() {
     let idle = plan(&input_of_idle(), &Config::default()).expect("plan");
     assert!(matches!(
         idle.manage,
-        replicore::replicaset::plan::Manage::Nothing { why: Idle::InSync }
+        replicore::Manage::Nothing { why: Idle::InSync }
     ));
     assert!(idle.manage.abandoned(&[]).is_empty());
 }

@@ -9,11 +9,11 @@ use crate::common;
 use common::*;
 use replicore::model::{ReplicaSetCondition, ReplicaSetStatus};
 use replicore::outcome::{CallResult, SyncOutcome};
-use replicore::replicaset::plan::Requeue;
 use replicore::replicaset::status::{
     calculate, needs_write, remove_condition, set_condition, to_write, StatusContext,
     REPLICA_FAILURE,
 };
+use replicore::Requeue;
 use replicore::{plan, Config, FeatureGates, OwnerKind, Pod, ReplicaSet};
 use serde_json::json;
 
@@ -597,7 +597,7 @@ fn a29_e06_terminating_pod_is_reported_not_counted() {
     let pods = [healthy("a", &owner), healthy("b", &owner).deleting()];
     let inp = input(&owner, &pods).build();
     let p = plan(&inp, &config).expect("plan");
-    assert_eq!(idle(&p.manage), replicore::replicaset::plan::Idle::InSync);
+    assert_eq!(idle(&p.manage), replicore::Idle::InSync);
     let s = finish(&p, &SyncOutcome::default()).status.expect("write");
     assert_eq!((s.replicas, s.terminating_replicas), (1, Some(1)));
 }

@@ -10,10 +10,10 @@ use std::collections::BTreeSet;
 
 use common::*;
 use replicore::outcome::{ApiError, CallResult, SyncOutcome};
-use replicore::replicaset::plan::{Event, Halt, Idle, Manage, Requeue};
 use replicore::{
     complete, on_pod_event, plan, Config, Expectations, ExpectationsChange, OwnerKind, PodEvent,
 };
+use replicore::{Event, Halt, Idle, Manage, Requeue};
 use serde_json::json;
 
 // ---------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ use crate::common;
 use common::*;
 use replicore::expectations::ExpectationsChange;
 use replicore::outcome::{CallResult, SyncOutcome};
-use replicore::replicaset::plan::Manage;
+use replicore::Manage;
 use replicore::{complete, plan, Config, PodChange, Store, SyncContext, SyncInput};
 use serde_json::json;
 
