@@ -84,7 +84,7 @@ pub use controller::{claim, event_correlation, expectations, pods, quota, select
 pub(crate) use util::{fxhash, words};
 pub use util::{rng, sort};
 
-pub use config::{Config, FeatureGates, OwnerKind, DEFAULT_BURST_REPLICAS};
+pub use config::{Config, DeploymentKinds, FeatureGates, OwnerKind, DEFAULT_BURST_REPLICAS};
 pub use error::{Error, Result};
 pub use event_correlation::{
     correlate as correlate_event, Correlation, EventCorrelator, EventToRecord,

@@ -40,7 +40,7 @@ import type {
   WatchEvent,
 } from "./types.js";
 import type { Correlated, Correlation, EventCorrelatorSize, EventCorrelatorState, EventToRecord, RecordedEvent } from "./types.js";
-import type { ApiCall, ApiResult, DeploymentSync, DeploymentSyncInput, KubeObject, QueueAction, Step, SyncDone } from "./types.js";
+import type { ApiCall, ApiResult, DeploymentKinds, DeploymentSync, DeploymentSyncInput, KubeObject, QueueAction, Step, SyncDone } from "./types.js";
 import type { HpaAnswer, HpaCall, HpaForecast, HpaForecastInput, HpaStep, HpaSyncDone, HpaSyncInput, HpaSyncState } from "./types.js";
 import type { QueueLimits } from "./types.js";
 
@@ -492,21 +492,22 @@ async function drive<C, A, D>(
 
 /**
  * D-111..D-113: the deployment keys (`namespace/name`) a ReplicaSet watch event enqueues,
- * given the deployments the cache holds.
+ * given the deployments the cache holds. `kinds`: the Deployment and ReplicaSet kinds the
+ * controller works with (apps/v1's when absent), as in the sync input.
  */
-export function deploymentKeysForReplicaSetEvent(event: WatchEvent<ReplicaSet>, deployments: KubeObject[]): string[] {
-  return guard("", () => raw.deploymentKeysForReplicaSetEvent(json(event, "event"), json(deployments, "deployments")));
+export function deploymentKeysForReplicaSetEvent(event: WatchEvent<ReplicaSet>, deployments: KubeObject[], kinds?: DeploymentKinds): string[] {
+  return guard("", () => raw.deploymentKeysForReplicaSetEvent(json(event, "event"), json(deployments, "deployments"), optJson(kinds, "kinds")));
 }
 
 /**
  * D-114: the Recreate deployment a deleted pod enqueues once none of its ReplicaSets has
  * a pod left: `replicaSets` and `deployments` as the cache holds them, `pods` the pods
- * the cache still holds.
+ * the cache still holds, `kinds` as for {@link deploymentKeysForReplicaSetEvent}.
  */
-export function deploymentKeysForPodDeleted(pod: Pod, replicaSets: ReplicaSet[], deployments: KubeObject[], pods: Pod[]): string[] {
+export function deploymentKeysForPodDeleted(pod: Pod, replicaSets: ReplicaSet[], deployments: KubeObject[], pods: Pod[], kinds?: DeploymentKinds): string[] {
   return guard("", () => {
     const w = written();
-    return raw.deploymentKeysForPodDeleted(json(pod, "pod", w.pod), json(replicaSets, "replicaSets"), json(deployments, "deployments"), json(pods, "pods", w.pods));
+    return raw.deploymentKeysForPodDeleted(json(pod, "pod", w.pod), json(replicaSets, "replicaSets"), json(deployments, "deployments"), json(pods, "pods", w.pods), optJson(kinds, "kinds"));
   });
 }
 

@@ -36,9 +36,9 @@ use super::clock::{ms_of, Ms};
 use super::kubelet::PodLife;
 use super::queue::WorkQueue;
 use super::scenario::{ScenarioDeployment, TemplateFailure, DEFAULT_IMAGE};
-use super::state::Counts;
 use super::trace::{DeploymentCallTrace, DeploymentSyncTrace, QueueOp, What};
 use super::{Ev, SimEvent, Simulator, EVENTS_CAPACITY, HISTORY_CAPACITY};
+use replicore::pods::PodCounts;
 
 /// The Deployment controller's own state.
 #[derive(Clone, Debug, Default)]
@@ -90,7 +90,7 @@ pub struct SimLane {
     pub status_ready: i32,
     pub status_available: i32,
     /// The store's pods of the ReplicaSet (the truth).
-    pub counts: Counts,
+    pub counts: PodCounts,
 }
 
 /// The Deployment as `state().deployment` shows it.
@@ -360,6 +360,7 @@ impl Simulator {
         let input = DeploymentSyncInput {
             now,
             feature_gates: self.ctrl.config.feature_gates,
+            kinds: Default::default(),
             key: key.to_owned(),
             deployment,
             replica_sets,

@@ -9,7 +9,7 @@ use serde::Serialize;
 use replicore::config::FeatureGates;
 use replicore::expectations::ExpectationsRecord;
 use replicore::model::{Pod, ReplicaSet, ReplicaSetCondition, ReplicaSetStatus};
-use replicore::pods;
+use replicore::pods::{self, PodCounts};
 use replicore::replicaset::owner;
 use replicore::replicaset::rank::{self, NamedRankedPod};
 use replicore::time::Time;
@@ -58,16 +58,6 @@ pub struct SimPod {
     pub in_cache: bool,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase")]
-pub struct Counts {
-    pub active: usize,
-    pub ready: usize,
-    pub available: usize,
-    pub terminating: usize,
-}
-
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
@@ -82,7 +72,7 @@ pub struct SimOwner {
     pub replica_failure: Option<ReplicaSetCondition>,
     pub expectations: Option<ExpectationsRecord>,
     pub expectations_satisfied: bool,
-    pub counts: Counts,
+    pub counts: PodCounts,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -162,9 +152,9 @@ fn controlled_by(pod: &Pod, rs: &ReplicaSet) -> bool {
 
 impl Simulator {
     /// Store counts of an owner's pods.
-    pub fn counts(&self, rs: &ReplicaSet) -> Counts {
+    pub fn counts(&self, rs: &ReplicaSet) -> PodCounts {
         let now = self.clock.now_instant();
-        let mut c = Counts::default();
+        let mut c = PodCounts::default();
         for p in self.api.pods.values().filter(|p| controlled_by(p, rs)) {
             if pods::is_terminating(p) {
                 c.terminating += 1;
@@ -172,13 +162,7 @@ impl Simulator {
             if !pods::is_active(p) {
                 continue;
             }
-            c.active += 1;
-            if pods::is_ready(p) {
-                c.ready += 1;
-            }
-            if pods::is_available(p, rs.spec.min_ready_seconds, now) {
-                c.available += 1;
-            }
+            c.add_active(p, rs.spec.min_ready_seconds, now);
         }
         c
     }
@@ -333,7 +317,7 @@ impl Simulator {
                 replica_failure: None,
                 expectations: None,
                 expectations_satisfied: true,
-                counts: Counts::default(),
+                counts: PodCounts::default(),
             }),
             owners,
             pods: pods.iter().map(|p| self.sim_pod(p)).collect(),

@@ -6,14 +6,14 @@
 
 use std::collections::BTreeMap;
 
-use replicore::config::OwnerKind;
+use replicore::config::{DeploymentKinds, OwnerKind};
 use replicore::deployment::handlers as dhandlers;
 use replicore::deployment::model::{Deployment, Wire};
 use replicore::model::{Pod, ReplicaSet};
-use replicore::replicaset::digest::Pods;
 use replicore::replicaset::handlers::{
     on_owner_event, on_pod_event, EventDecision, OwnerEvent, PodEvent,
 };
+use replicore::Pods;
 
 use super::apiserver::{Change, ChangeKind, Object};
 use super::clock::Ms;
@@ -182,8 +182,13 @@ impl Simulator {
                         Some(_) => {
                             if !deployments.is_empty() {
                                 let pods = self.informer.pods.take();
-                                dkeys =
-                                    dhandlers::on_pod_deleted(&pod, &owners, &deployments, &pods);
+                                dkeys = dhandlers::on_pod_deleted(
+                                    &pod,
+                                    &owners,
+                                    &deployments,
+                                    &pods,
+                                    &DeploymentKinds::default(),
+                                );
                                 self.informer.pods.restore(pods);
                             }
                             (
@@ -202,10 +207,17 @@ impl Simulator {
                         let old = self.informer.owners.insert(key.clone(), (*rs).clone());
                         if !deployments.is_empty() {
                             dkeys = match &old {
-                                Some(old) => {
-                                    dhandlers::on_replica_set_updated(old, &rs, &deployments)
-                                }
-                                None => dhandlers::on_replica_set_added(&rs, &deployments),
+                                Some(old) => dhandlers::on_replica_set_updated(
+                                    old,
+                                    &rs,
+                                    &deployments,
+                                    &DeploymentKinds::default(),
+                                ),
+                                None => dhandlers::on_replica_set_added(
+                                    &rs,
+                                    &deployments,
+                                    &DeploymentKinds::default(),
+                                ),
                             };
                         }
                         match old {
@@ -224,7 +236,11 @@ impl Simulator {
                     }
                     ChangeKind::Deleted => match self.informer.owners.remove(&key) {
                         Some(_) => {
-                            dkeys = dhandlers::on_replica_set_deleted(&rs, &deployments);
+                            dkeys = dhandlers::on_replica_set_deleted(
+                                &rs,
+                                &deployments,
+                                &DeploymentKinds::default(),
+                            );
                             (
                                 WatchEventKind::Deleted,
                                 on_owner_event(OwnerEvent::Deleted(&rs)),

@@ -13,11 +13,13 @@ use replicore::deployment::handlers::{
     on_replica_set_updated,
 };
 use replicore::deployment::{ApiResult, Deployment, DeploymentSync, DeploymentSyncInput, SyncDone};
-use replicore::{Pod, ReplicaSet};
+use replicore::{DeploymentKinds, Pod, ReplicaSet};
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
-use crate::convert::{count, error, json_bytes, object, objects, to_js, to_json_text, JsResult};
+use crate::convert::{
+    count, error, json_bytes, object, objects, optional, to_js, to_json_text, JsResult,
+};
 use crate::{EventType, WatchEvent};
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -147,26 +149,38 @@ impl JsDeploymentSyncRun {
     }
 }
 
-/// `deploymentKeysForReplicaSetEvent(eventJson, deploymentsJson)`: D-111..D-113, the
-/// deployment keys (`namespace/name`) a ReplicaSet watch event enqueues.
+/// The Deployment controller's kinds (JSON text; absent: apps/v1's), checked.
+fn kinds_of(kinds: &JsValue) -> Result<DeploymentKinds, JsValue> {
+    let kinds: DeploymentKinds = optional(kinds, "kinds")?;
+    kinds.validate().map_err(|e| error(&e))?;
+    Ok(kinds)
+}
+
+/// `deploymentKeysForReplicaSetEvent(eventJson, deploymentsJson, kindsJson?)`:
+/// D-111..D-113, the deployment keys (`namespace/name`) a ReplicaSet watch event enqueues.
 #[wasm_bindgen(
     js_name = deploymentKeysForReplicaSetEvent,
     unchecked_return_type = "string[]"
 )]
-pub fn deployment_keys_for_replica_set_event(event: JsValue, deployments: JsValue) -> JsResult {
+pub fn deployment_keys_for_replica_set_event(
+    event: JsValue,
+    deployments: JsValue,
+    kinds: JsValue,
+) -> JsResult {
     let event: WatchEvent<ReplicaSet> = object(&event, "event")?;
     let deployments = objects::<Deployment>(&deployments, "deployments")?;
+    let kinds = kinds_of(&kinds)?;
     let rs = &event.object;
     let keys = match (&event.type_, &event.old) {
-        (EventType::Added, _) => on_replica_set_added(rs, &deployments),
-        (EventType::Updated, Some(old)) => on_replica_set_updated(old, rs, &deployments),
+        (EventType::Added, _) => on_replica_set_added(rs, &deployments, &kinds),
+        (EventType::Updated, Some(old)) => on_replica_set_updated(old, rs, &deployments, &kinds),
         (EventType::Updated, None) => return Err(crate::missing_old()),
-        (EventType::Deleted, _) => on_replica_set_deleted(rs, &deployments),
+        (EventType::Deleted, _) => on_replica_set_deleted(rs, &deployments, &kinds),
     };
     to_js(&keys)
 }
 
-/// `deploymentKeysForPodDeleted(podJson, replicaSetsJson, deploymentsJson, podsJson)`:
+/// `deploymentKeysForPodDeleted(podJson, replicaSetsJson, deploymentsJson, podsJson, kindsJson?)`:
 /// D-114, the Recreate deployment a deleted pod enqueues once none of its ReplicaSets
 /// has a pod left (`pods`: the pods the cache still holds).
 #[wasm_bindgen(js_name = deploymentKeysForPodDeleted, unchecked_return_type = "string[]")]
@@ -175,12 +189,20 @@ pub fn deployment_keys_for_pod_deleted(
     replica_sets: JsValue,
     deployments: JsValue,
     pods: JsValue,
+    kinds: JsValue,
 ) -> JsResult {
     let pod: Pod = object(&pod, "pod")?;
     let replica_sets = objects::<ReplicaSet>(&replica_sets, "replicaSets")?;
     let deployments = objects::<Deployment>(&deployments, "deployments")?;
     let pods = objects::<Pod>(&pods, "pods")?;
-    to_js(&on_pod_deleted(&pod, &replica_sets, &deployments, &pods))
+    let kinds = kinds_of(&kinds)?;
+    to_js(&on_pod_deleted(
+        &pod,
+        &replica_sets,
+        &deployments,
+        &pods,
+        &kinds,
+    ))
 }
 
 /// `deploymentObjectKeys()`: the annotation keys and the label the Deployment controller

@@ -26,6 +26,13 @@ impl OwnerKind {
         }
     }
 
+    pub fn deployment() -> Self {
+        OwnerKind {
+            api_version: "apps/v1".into(),
+            kind: "Deployment".into(),
+        }
+    }
+
     pub fn replication_controller() -> Self {
         OwnerKind {
             api_version: "v1".into(),
@@ -36,6 +43,54 @@ impl OwnerKind {
     /// `EnableStatusTerminatingReplicas`: true for every kind but ReplicationController.
     pub fn reports_terminating_replicas(&self) -> bool {
         self.kind != "ReplicationController"
+    }
+}
+
+/// The kinds the Deployment controller works with: the Deployment it syncs (named in the
+/// controller references of its ReplicaSets) and the ReplicaSets it creates, adopts and
+/// reads pods through (named in the controller references of their pods). By default
+/// apps/v1's; a host that runs the controller on custom resources (a Deployment-shaped
+/// resource whose ReplicaSets are another resource) names them here, as it names the
+/// ReplicaSet controller's owner in [`Config::owner_kind`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase", default)]
+pub struct DeploymentKinds {
+    #[cfg_attr(feature = "ts", ts(as = "Option<OwnerKind>", optional))]
+    pub deployment: OwnerKind,
+    #[cfg_attr(feature = "ts", ts(as = "Option<OwnerKind>", optional))]
+    pub replica_set: OwnerKind,
+}
+
+impl DeploymentKinds {
+    /// Checks that each kind has its apiVersion and kind.
+    pub fn validate(&self) -> Result<(), Error> {
+        for (path, k) in [
+            ("kinds.deployment", &self.deployment),
+            ("kinds.replicaSet", &self.replica_set),
+        ] {
+            if k.kind.is_empty() || k.api_version.is_empty() {
+                return Err(Error::Config {
+                    path: path.into(),
+                    message: "apiVersion and kind are required".into(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// apps/v1's kinds (the state of a sync omits them then).
+    pub fn is_default(&self) -> bool {
+        *self == DeploymentKinds::default()
+    }
+}
+
+impl Default for DeploymentKinds {
+    fn default() -> Self {
+        DeploymentKinds {
+            deployment: OwnerKind::deployment(),
+            replica_set: OwnerKind::replica_set(),
+        }
     }
 }
 

@@ -29,7 +29,7 @@ pub enum Error {
     /// A host's outcome does not fit the plan it reports on.
     #[error("{path}: {message}")]
     Outcome { path: String, message: String },
-    /// The [`crate::replicaset::store::Store`] holds no such object.
+    /// The [`crate::Store`] holds no such object.
     #[error("{path}: {what} {} is not in the store", capped(key))]
     NotFound {
         path: String,

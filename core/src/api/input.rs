@@ -35,7 +35,7 @@ pub struct SyncInput {
     pub other_owners: Vec<ReplicaSet>,
     /// The pods the host's cache holds; the engine picks the owner's and the orphans of
     /// its namespace (R-20..R-22) and the related ones.
-    /// Each pod's [`crate::replicaset::digest::PodDigest`] is computed once, when it enters the list.
+    /// Each pod's [`crate::PodDigest`] is computed once, when it enters the list.
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(as = "Vec<crate::ts::KubeObject>", optional = nullable))]
     pub pods: Pods,
@@ -54,7 +54,7 @@ fn yes() -> bool {
 }
 
 /// A sync input by reference: what [`crate::plan()`] reads. A [`SyncInput`] lends
-/// one with [`SyncInput::view`]; the [`crate::replicaset::store::Store`] makes one from the objects
+/// one with [`SyncInput::view`]; the [`crate::Store`] makes one from the objects
 /// it holds, without copying a pod.
 #[derive(Clone, Debug)]
 pub struct SyncView<'a> {

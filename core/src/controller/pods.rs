@@ -1,8 +1,33 @@
 //! Pod predicates: ready, ready time, available, active, terminating (R-01..R-07), the
-//! deletion-cost annotation and restart counts.
+//! deletion-cost annotation, restart counts, and the counts a status
+//! reports over a set of pods ([`PodCounts`]).
 
 use crate::model::Pod;
 use crate::time::{Duration, Time};
+
+/// Counts over a set of pods as a status reports them: the active pods
+/// those ready and available at `now`, and the terminating ones
+/// (R-06; each user says which terminating pods it counts: the explanation only those a
+/// status would report, R-81, the simulator every one its owner controls).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct PodCounts {
+    pub active: usize,
+    pub ready: usize,
+    /// Ready for at least `minReadySeconds` at `now`.
+    pub available: usize,
+    pub terminating: usize,
+}
+
+impl PodCounts {
+    /// Counts one active pod: active, and ready and available as it is at `now`.
+    pub fn add_active(&mut self, pod: &Pod, min_ready_seconds: i32, now: Time) {
+        self.active += 1;
+        self.ready += usize::from(is_ready(pod));
+        self.available += usize::from(is_available(pod, min_ready_seconds, now));
+    }
+}
 
 /// C-5: the annotation whose int32 value orders pods on scale-down.
 pub const DELETION_COST_ANNOTATION: &str = "controller.kubernetes.io/pod-deletion-cost";

@@ -5,21 +5,12 @@
 use crate::claim::{
     adopt_patch_of, controlled_by, release_patch_of, verdict_of, Verdict, STRATEGIC_MERGE_PATCH,
 };
-use crate::config::OwnerKind;
 use crate::model::{ObjectMeta, Pod};
 use crate::selector::Selector;
 use crate::time::Time;
 
 use super::machine::{ApiCall, Ctx, Flow, Run, SyncError};
 use super::model::{Deployment, Rs, Wire};
-
-/// The owner kind a deployment puts in its ReplicaSets' controller references.
-pub fn deployment_kind() -> OwnerKind {
-    OwnerKind {
-        api_version: "apps/v1".into(),
-        kind: "Deployment".into(),
-    }
-}
 
 /// Go's `%v` of a `metav1.Time` (`2026-11-23 23:15:59 +0000 UTC`).
 pub(crate) fn go_time(t: Time) -> String {
@@ -90,7 +81,7 @@ pub(crate) fn claim_replica_sets(
                     namespace: m.namespace.clone(),
                     name: m.name.clone(),
                     patch_type: STRATEGIC_MERGE_PATCH.into(),
-                    patch: adopt_patch_of(meta, &deployment_kind(), &m.uid),
+                    patch: adopt_patch_of(meta, &ctx.kinds.deployment, &m.uid),
                 })?;
                 match r {
                     Ok(_) => claimed.push(rs.clone()),
@@ -150,8 +141,12 @@ fn recheck(ctx: &mut Ctx<'_>, d: &Wire<Deployment>) -> Run<Result<(), String>> {
 }
 
 /// D-24 `getPodMapForDeployment`: per claimed RS (by UID), the pods of its namespace
-/// whose controller reference is that RS (kind, name and UID).
-pub(crate) fn pod_map<'p>(claimed: &[Rs], pods: &'p [Pod]) -> Vec<(String, Vec<&'p Pod>)> {
+/// whose controller reference is that RS (`rs_kind`, name and UID).
+pub(crate) fn pod_map<'p>(
+    claimed: &[Rs],
+    pods: &'p [Pod],
+    rs_kind: &str,
+) -> Vec<(String, Vec<&'p Pod>)> {
     claimed
         .iter()
         .map(|rs| {
@@ -161,7 +156,7 @@ pub(crate) fn pod_map<'p>(claimed: &[Rs], pods: &'p [Pod]) -> Vec<(String, Vec<&
                 .filter(|p| {
                     p.metadata.namespace == m.namespace
                         && p.metadata.controller_ref().is_some_and(|r| {
-                            r.kind == "ReplicaSet" && r.name == m.name && r.uid == m.uid
+                            r.kind == rs_kind && r.name == m.name && r.uid == m.uid
                         })
                 })
                 .collect();

@@ -205,6 +205,7 @@ fn explain_one(
     let input = DeploymentSyncInput {
         now,
         feature_gates: Default::default(),
+        kinds: Default::default(),
         key: format!("{}/{}", d.metadata.namespace, d.metadata.name),
         deployment: Some(d.clone()),
         replica_sets: all_rs.to_vec(),

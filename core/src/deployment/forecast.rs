@@ -695,6 +695,7 @@ impl<'o> Player<'o> {
         let input = DeploymentSyncInput {
             now,
             feature_gates: Default::default(),
+            kinds: Default::default(),
             key: format!("{}/{}", d.metadata.namespace, d.metadata.name),
             deployment: Some(d.clone()),
             replica_sets: self.cluster.replica_sets.clone(),

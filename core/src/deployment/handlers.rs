@@ -2,6 +2,7 @@
 //! does with a sync's result (D-115). Pure functions over the host's caches; each
 //! returns the keys (`namespace/name`) to add to the queue.
 
+use crate::config::DeploymentKinds;
 use crate::model::{OwnerReference, Pod, ReplicaSet};
 use crate::selector::Selector;
 
@@ -22,13 +23,14 @@ pub fn on_deployment_event(d: &Deployment) -> Vec<String> {
 }
 
 /// `resolveControllerRef`: the deployment of `namespace` named by a controller reference
-/// of kind Deployment, if the cache holds it with that UID.
+/// of the Deployment kind, if the cache holds it with that UID.
 fn resolve<'a>(
     namespace: &str,
     r: &OwnerReference,
     deployments: &'a [Deployment],
+    kinds: &DeploymentKinds,
 ) -> Option<&'a Deployment> {
-    if r.kind != "Deployment" {
+    if r.kind != kinds.deployment.kind {
         return None;
     }
     deployments.iter().find(|d| {
@@ -56,12 +58,16 @@ fn matching(rs: &ReplicaSet, deployments: &[Deployment]) -> Vec<String> {
 }
 
 /// D-111: a ReplicaSet was added.
-pub fn on_replica_set_added(rs: &ReplicaSet, deployments: &[Deployment]) -> Vec<String> {
+pub fn on_replica_set_added(
+    rs: &ReplicaSet,
+    deployments: &[Deployment],
+    kinds: &DeploymentKinds,
+) -> Vec<String> {
     if rs.metadata.deletion_timestamp.is_some() {
-        return on_replica_set_deleted(rs, deployments);
+        return on_replica_set_deleted(rs, deployments, kinds);
     }
     match rs.metadata.controller_ref() {
-        Some(r) => resolve(&rs.metadata.namespace, r, deployments)
+        Some(r) => resolve(&rs.metadata.namespace, r, deployments, kinds)
             .map(key_of)
             .into_iter()
             .collect(),
@@ -74,6 +80,7 @@ pub fn on_replica_set_updated(
     old: &ReplicaSet,
     cur: &ReplicaSet,
     deployments: &[Deployment],
+    kinds: &DeploymentKinds,
 ) -> Vec<String> {
     if cur.metadata.resource_version == old.metadata.resource_version {
         return Vec::new();
@@ -83,11 +90,11 @@ pub fn on_replica_set_updated(
     let mut keys = Vec::new();
     if ref_changed {
         if let Some(r) = old_ref {
-            keys.extend(resolve(&old.metadata.namespace, r, deployments).map(key_of));
+            keys.extend(resolve(&old.metadata.namespace, r, deployments, kinds).map(key_of));
         }
     }
     if let Some(r) = cur_ref {
-        keys.extend(resolve(&cur.metadata.namespace, r, deployments).map(key_of));
+        keys.extend(resolve(&cur.metadata.namespace, r, deployments, kinds).map(key_of));
         return keys;
     }
     if ref_changed || cur.metadata.labels != old.metadata.labels {
@@ -97,10 +104,14 @@ pub fn on_replica_set_updated(
 }
 
 /// D-113: a ReplicaSet was deleted (or its tombstone seen): its controller, if any.
-pub fn on_replica_set_deleted(rs: &ReplicaSet, deployments: &[Deployment]) -> Vec<String> {
+pub fn on_replica_set_deleted(
+    rs: &ReplicaSet,
+    deployments: &[Deployment],
+    kinds: &DeploymentKinds,
+) -> Vec<String> {
     rs.metadata
         .controller_ref()
-        .and_then(|r| resolve(&rs.metadata.namespace, r, deployments))
+        .and_then(|r| resolve(&rs.metadata.namespace, r, deployments, kinds))
         .map(key_of)
         .into_iter()
         .collect()
@@ -114,11 +125,12 @@ pub fn on_pod_deleted(
     replica_sets: &[ReplicaSet],
     deployments: &[Deployment],
     pods: &[Pod],
+    kinds: &DeploymentKinds,
 ) -> Vec<String> {
     let Some(r) = pod.metadata.controller_ref() else {
         return Vec::new();
     };
-    if r.kind != "ReplicaSet" {
+    if r.kind != kinds.replica_set.kind {
         return Vec::new();
     }
     let Some(rs) = replica_sets.iter().find(|rs| {
@@ -131,7 +143,7 @@ pub fn on_pod_deleted(
     let Some(d) = rs
         .metadata
         .controller_ref()
-        .and_then(|r| resolve(&rs.metadata.namespace, r, deployments))
+        .and_then(|r| resolve(&rs.metadata.namespace, r, deployments, kinds))
     else {
         return Vec::new();
     };
@@ -154,7 +166,9 @@ pub fn on_pod_deleted(
         any_pod |= pods.iter().any(|p| {
             p.metadata.namespace == rs.metadata.namespace
                 && p.metadata.controller_ref().is_some_and(|r| {
-                    r.kind == "ReplicaSet" && r.name == rs.metadata.name && r.uid == rs.metadata.uid
+                    r.kind == kinds.replica_set.kind
+                        && r.name == rs.metadata.name
+                        && r.uid == rs.metadata.uid
                 })
         });
     }

@@ -15,7 +15,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::config::FeatureGates;
+use crate::config::{DeploymentKinds, FeatureGates};
 use crate::error::{Error, Result};
 use crate::model::Pod;
 use crate::outcome::{ApiError, ResultKind, ResultWire};
@@ -33,6 +33,10 @@ pub struct DeploymentSyncInput {
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(as = "Option<FeatureGates>", optional))]
     pub feature_gates: FeatureGates,
+    /// The Deployment and ReplicaSet kinds (apps/v1's unless the host names others).
+    #[serde(default, skip_serializing_if = "DeploymentKinds::is_default")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<DeploymentKinds>", optional))]
+    pub kinds: DeploymentKinds,
     /// The work-queue key synced: `namespace/name`.
     pub key: String,
     /// The deployment as the cache holds it; `None` (absent or null) when the cache has
@@ -57,6 +61,8 @@ struct WireInput {
     now: Time,
     #[serde(default)]
     feature_gates: FeatureGates,
+    #[serde(default, deserialize_with = "crate::objects::object")]
+    kinds: DeploymentKinds,
     key: String,
     #[serde(default)]
     deployment: Option<Value>,
@@ -68,6 +74,7 @@ struct WireInput {
 
 impl WireInput {
     fn convert(self) -> Result<DeploymentSyncInput> {
+        self.kinds.validate()?;
         let deployment = match self.deployment {
             None | Some(Value::Null) => None,
             Some(v) => Some(Wire::from_value(v).map_err(|e| e.under("deployment"))?),
@@ -82,6 +89,7 @@ impl WireInput {
         Ok(DeploymentSyncInput {
             now: self.now,
             feature_gates: self.feature_gates,
+            kinds: self.kinds,
             key: self.key,
             deployment,
             replica_sets,
@@ -505,6 +513,7 @@ pub(crate) type Run<T> = std::result::Result<T, Flow>;
 pub(crate) struct Ctx<'a> {
     pub now: Time,
     pub gates: FeatureGates,
+    pub kinds: &'a DeploymentKinds,
     /// The informer's ReplicaSets (the AlreadyExists path reads it, D-34).
     pub cache: &'a [Rs],
     results: &'a [ApiResult],
@@ -520,6 +529,7 @@ impl<'a> Ctx<'a> {
         Ctx {
             now: input.now,
             gates: input.feature_gates,
+            kinds: &input.kinds,
             cache: &input.replica_sets,
             results,
             answer: None,

@@ -3,9 +3,9 @@
 
 use serde_json::{json, Value};
 
+use crate::config::DeploymentKinds;
 use crate::error::Error;
 
-use super::claim::deployment_kind;
 use super::events::{self, go_quote};
 use super::hash::pod_template_hash;
 use super::lookup::{equal_ignore_hash, find_new_and_old, rs_template};
@@ -150,7 +150,7 @@ fn sync_existing(
 }
 
 /// D-32: the new RS object (replicas still 0).
-fn build_new(d: &Deployment, hash: &str) -> Run<Rs> {
+fn build_new(d: &Deployment, hash: &str, kinds: &DeploymentKinds) -> Run<Rs> {
     let mut template = d.spec.template.clone();
     if !template.is_object() {
         template = json!({});
@@ -177,11 +177,12 @@ fn build_new(d: &Deployment, hash: &str) -> Run<Rs> {
         .match_labels
         .get_or_insert_with(Default::default)
         .insert(HASH_LABEL.into(), hash.into());
-    let kind = deployment_kind();
+    let kind = &kinds.deployment;
+    let rs_kind = &kinds.replica_set;
     let m = &d.metadata;
     let wire = json!({
-        "apiVersion": "apps/v1",
-        "kind": "ReplicaSet",
+        "apiVersion": rs_kind.api_version,
+        "kind": rs_kind.kind,
         "metadata": {
             "name": replica_set_name(&m.name, hash),
             "namespace": m.namespace,
@@ -215,7 +216,7 @@ fn create_new(
 ) -> Run<Rs> {
     let hash = pod_template_hash(&d.spec.template, d.status.collision_count)
         .map_err(|e| Flow::Bad(e.under("deployment.spec.template")))?;
-    let mut new_rs = build_new(d, &hash)?;
+    let mut new_rs = build_new(d, &hash, ctx.kinds)?;
     let all: Vec<&Rs> = old.iter().chain(std::iter::once(&new_rs)).collect();
     let replicas = new_rs_new_replicas(d, &all, 0).map_err(|e| Flow::Fail(SyncError::new(e)))?;
     new_rs.spec.replicas = Some(replicas);

@@ -69,7 +69,7 @@ pub(crate) fn sync_deployment(ctx: &mut Ctx<'_>, input: &DeploymentSyncInput) ->
     }
     // D-12, D-13
     let mut rs_list = claim_replica_sets(ctx, &d, &input.replica_sets)?;
-    let pods = pod_map(&rs_list, &input.pods);
+    let pods = pod_map(&rs_list, &input.pods, &input.kinds.replica_set.kind);
     // D-14
     if d.metadata.deletion_timestamp.is_some() {
         return sync_status_only(ctx, &mut d, &mut rs_list);

@@ -35,7 +35,7 @@ use crate::error::{join_path, json_type, Error, Result};
 use crate::expectations::Expectations;
 use crate::input::{self, SyncInput};
 use crate::model::{ObjectList, Pod, ReplicaSet};
-use crate::pods;
+use crate::pods::{self, PodCounts};
 use crate::replicaset::digest::Pods;
 use crate::replicaset::owner;
 use crate::replicaset::rank::{self, RankFacts, RankRule};
@@ -120,19 +120,6 @@ pub struct OwnerExplanation {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub scale_down: Option<ScaleDown>,
-}
-
-/// Counts over the owned active pods, as the status would report them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase")]
-pub struct PodCounts {
-    pub active: usize,
-    pub ready: usize,
-    /// Ready for at least `minReadySeconds` at `now`.
-    pub available: usize,
-    /// Owned and being deleted; 0 when the status would not count them.
-    pub terminating: usize,
 }
 
 /// The manage step of one sync, in a reader's terms.
@@ -436,15 +423,14 @@ fn explain_owner(input: &SyncInput, options: &ExplainOptions) -> Result<OwnerExp
         replicaset::claimed_pods(input, config)
     };
     let min_ready = rs.spec.min_ready_seconds;
-    let counts = PodCounts {
-        active: owned.len(),
-        ready: owned.iter().filter(|p| pods::is_ready(p)).count(),
-        available: owned
-            .iter()
-            .filter(|p| pods::is_available(p, min_ready, now))
-            .count(),
+    let mut counts = PodCounts {
+        // Owned and being deleted; 0 when the status would not count them.
         terminating: terminating(input, config, selector.as_ref()),
+        ..PodCounts::default()
     };
+    for p in &owned {
+        counts.add_active(p, min_ready, now);
+    }
     let claimed_names = |kind: ClaimKind| {
         plan.claims
             .iter()

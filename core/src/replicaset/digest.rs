@@ -1,6 +1,6 @@
 //! A pod's digest: every per-pod value the ranking compares (R-01, R-02, R-04, R-05,
 //! ..R-74), computed once when the pod enters the engine (parsed into a
-//! [`Pods`] list, or upserted into the [`crate::replicaset::store::Store`]) instead of on every sync.
+//! [`Pods`] list, or upserted into the [`crate::Store`]) instead of on every sync.
 //!
 //! A sync over 10,000 pods otherwise spends most of its time fetching each pod's
 //! conditions, phase and container statuses from scattered heap objects. The digests sit

@@ -92,7 +92,7 @@ thread_local! {
 }
 
 /// [`plan`] over a view whose pods were validated when they entered (a [`SyncInput`]
-/// or the [`crate::replicaset::store::Store`]).
+/// or the [`crate::Store`]).
 pub(crate) fn plan_view(input: SyncView<'_>, config: &Config) -> Result<SyncPlan> {
     #[cfg(any(test, feature = "plan-counter"))]
     PLANS_MADE.with(|c| c.set(c.get() + 1));

@@ -25,7 +25,7 @@
 //! scores: where every strict comparison inside a block agrees with UID order (ready
 //! pods, rule 6 in play) or with (later key, UID) order (otherwise), that order is used
 //! as is — it is a linear extension and the block has no intransitive group. Sort keys
-//! come from each pod's [`crate::replicaset::digest::PodDigest`], computed once when the pod entered:
+//! come from each pod's [`crate::PodDigest`], computed once when the pod entered:
 //! O(n log n) with integer comparisons.
 
 use std::cmp::Ordering;

@@ -8,12 +8,14 @@ use crate::deployment_support;
 
 use deployment_support::*;
 use replicore::deployment::model::{IntOrString, Rs};
+use replicore::deployment::DeploymentSyncInput;
 use replicore::deployment::{
     cleanup, handlers, lookup, newrs, revision, scale, status, strategy, ApiCall, ApiResult,
     DeploymentSync, ProgressRequeue, Step,
 };
 use replicore::outcome::ApiError;
 use replicore::time::{Duration, Time};
+use replicore::DeploymentKinds;
 use serde_json::json;
 
 fn pct(s: &str) -> IntOrString {
@@ -546,21 +548,24 @@ fn more_results_than_calls_are_refused() {
 
 #[test]
 fn handlers_enqueue_the_controller_or_the_matching_deployments() {
+    let k = &replicore::DeploymentKinds::default();
     let d = (*typed_deployment(deployment(3, json!(1), json!(0))).typed).clone();
     let owned = (*typed_rs(rs("web-a", "v1", 1, 1, "1", "2026-11-23T10:00:00Z")).typed).clone();
     assert_eq!(
-        handlers::on_replica_set_added(&owned, std::slice::from_ref(&d)),
+        handlers::on_replica_set_added(&owned, std::slice::from_ref(&d), k),
         ["default/web"]
     );
     let mut orphan = owned.clone();
     orphan.metadata.owner_references.clear();
     assert_eq!(
-        handlers::on_replica_set_added(&orphan, std::slice::from_ref(&d)),
+        handlers::on_replica_set_added(&orphan, std::slice::from_ref(&d), k),
         ["default/web"]
     );
-    assert!(handlers::on_replica_set_deleted(&orphan, std::slice::from_ref(&d)).is_empty());
+    assert!(handlers::on_replica_set_deleted(&orphan, std::slice::from_ref(&d), k).is_empty());
     // Same resourceVersion: a resync, ignored.
-    assert!(handlers::on_replica_set_updated(&owned, &owned, std::slice::from_ref(&d)).is_empty());
+    assert!(
+        handlers::on_replica_set_updated(&owned, &owned, std::slice::from_ref(&d), k).is_empty()
+    );
     // Pods are only watched for Recreate deployments.
     let pod: replicore::Pod = serde_json::from_value(json!({"metadata": {"name": "p", "namespace": "default",
         "ownerReferences": [{"kind": "ReplicaSet", "name": "web-a", "uid": "uid-web-a", "controller": true}]}})).unwrap();
@@ -568,7 +573,8 @@ fn handlers_enqueue_the_controller_or_the_matching_deployments() {
         &pod,
         std::slice::from_ref(&owned),
         std::slice::from_ref(&d),
-        &[]
+        &[],
+        k
     )
     .is_empty());
     let mut recreate = d.clone();
@@ -578,7 +584,8 @@ fn handlers_enqueue_the_controller_or_the_matching_deployments() {
             &pod,
             std::slice::from_ref(&owned),
             std::slice::from_ref(&recreate),
-            &[]
+            &[],
+            k
         ),
         ["default/web"]
     );
@@ -586,7 +593,8 @@ fn handlers_enqueue_the_controller_or_the_matching_deployments() {
         &pod,
         std::slice::from_ref(&owned),
         std::slice::from_ref(&recreate),
-        std::slice::from_ref(&pod)
+        std::slice::from_ref(&pod),
+        k
     )
     .is_empty());
 }
@@ -680,4 +688,96 @@ fn templates_compare_semantically() {
     let mut e = b;
     e["metadata"]["labels"]["tier"] = json!("x");
     assert!(!lookup::equal_ignore_hash(&a, &e));
+}
+
+// ---------------------------------------------------------------------------------------
+// The kinds as configuration (D-20..D-24, D-32, D-110..D-114 on custom resources)
+
+/// A sync with custom kinds: the ReplicaSet it creates is of the ReplicaSet kind and
+/// names the Deployment kind as its controller; an orphan it adopts gets a controller
+/// reference of the Deployment kind; its pods are found by the ReplicaSet kind; and the
+/// watch handlers resolve references of those kinds (and no longer apps/v1's).
+#[test]
+fn custom_kinds_are_written_and_resolved() {
+    let kinds = json!({
+        "deployment": {"apiVersion": "replicore.dev/v1alpha1", "kind": "ReplicaDeployment"},
+        "replicaSet": {"apiVersion": "replicore.dev/v1alpha1", "kind": "ReplicaPool"}
+    });
+    let with_kinds = |rss: Vec<serde_json::Value>| {
+        DeploymentSyncInput::from_value(json!({
+            "now": NOW, "key": "default/web", "deployment": deployment(3, json!(1), json!(0)),
+            "replicaSets": rss, "pods": [], "kinds": kinds
+        }))
+        .expect("an input")
+    };
+
+    // A new ReplicaSet (D-32).
+    let (calls, done) = run_ok(with_kinds(vec![]));
+    assert!(done.error.is_none());
+    let created = first(&calls, "create", "replicasets")
+        .object()
+        .expect("the new ReplicaSet");
+    assert_eq!(created["apiVersion"], "replicore.dev/v1alpha1");
+    assert_eq!(created["kind"], "ReplicaPool");
+    let owner = &created["metadata"]["ownerReferences"][0];
+    assert_eq!(owner["apiVersion"], "replicore.dev/v1alpha1");
+    assert_eq!(owner["kind"], "ReplicaDeployment");
+    assert_eq!(owner["uid"], DUID);
+
+    // An orphan adopted (D-21): the patch's controller reference has the custom kind.
+    let mut orphan = rs("web-a", "v2", 3, 3, "1", "2026-11-23T10:00:00Z");
+    orphan["metadata"]["ownerReferences"] = json!([]);
+    let (calls, _) = run_ok(with_kinds(vec![orphan]));
+    let patch = calls
+        .iter()
+        .find_map(|c| match c {
+            ApiCall::PatchReplicaSet { patch, .. } => Some(patch.clone()),
+            _ => None,
+        })
+        .expect("an adoption patch");
+    let owner = &patch["metadata"]["ownerReferences"][0];
+    assert_eq!(owner["apiVersion"], "replicore.dev/v1alpha1");
+    assert_eq!(owner["kind"], "ReplicaDeployment");
+
+    // The handlers follow the same kinds.
+    let k: DeploymentKinds = serde_json::from_value(kinds.clone()).unwrap();
+    let d = (*typed_deployment(deployment(3, json!(1), json!(0))).typed).clone();
+    let mut owned_json = rs("web-a", "v1", 1, 1, "1", "2026-11-23T10:00:00Z");
+    owned_json["metadata"]["ownerReferences"][0]["kind"] = json!("ReplicaDeployment");
+    let owned = (*typed_rs(owned_json).typed).clone();
+    let ds = std::slice::from_ref(&d);
+    assert_eq!(
+        handlers::on_replica_set_deleted(&owned, ds, &k),
+        ["default/web"]
+    );
+    assert!(handlers::on_replica_set_deleted(&owned, ds, &DeploymentKinds::default()).is_empty());
+    let mut recreate = d.clone();
+    recreate.spec.strategy.type_ = "Recreate".into();
+    let pod: replicore::Pod = serde_json::from_value(json!({"metadata": {"name": "p", "namespace": "default",
+        "ownerReferences": [{"kind": "ReplicaPool", "name": "web-a", "uid": "uid-web-a", "controller": true}]}})).unwrap();
+    let rss = std::slice::from_ref(&owned);
+    let recreates = std::slice::from_ref(&recreate);
+    assert_eq!(
+        handlers::on_pod_deleted(&pod, rss, recreates, &[], &k),
+        ["default/web"]
+    );
+    // A pod of that ReplicaPool still there: not yet.
+    assert!(
+        handlers::on_pod_deleted(&pod, rss, recreates, std::slice::from_ref(&pod), &k).is_empty()
+    );
+    // The same pod read with apps/v1's kinds belongs to no ReplicaSet.
+    assert!(
+        handlers::on_pod_deleted(&pod, rss, recreates, &[], &DeploymentKinds::default()).is_empty()
+    );
+}
+
+#[test]
+fn empty_kinds_are_refused_with_their_path() {
+    let err = DeploymentSyncInput::from_value(json!({
+        "now": NOW, "key": "default/web", "deployment": deployment(3, json!(1), json!(0)),
+        "replicaSets": [], "pods": [],
+        "kinds": {"replicaSet": {"apiVersion": "v1", "kind": ""}}
+    }))
+    .expect_err("an empty kind");
+    assert!(err.to_string().contains("kinds.replicaSet"), "{err}");
 }

@@ -6,7 +6,7 @@ import type { PodTally } from "./PodTally.js";
 import type { Reserve } from "./Reserve.js";
 
 /**
- * What [`complete`] (and [`SyncPlan::manage_after`], [`SyncPlan::adoption_allowed`])
+ * What [`complete`](super::complete()) (and [`SyncPlan::manage_after`], [`SyncPlan::adoption_allowed`])
  * need from the sync input: the owner, the configuration, and facts about the claimed
  * pods, so that no pod list is kept or read again (only pod indices and counts; the
  * pods themselves only in the rare case of [`Reserve`]).

@@ -22,7 +22,7 @@ otherOwners?: Array<KubeObject>,
 /**
  * The pods the host's cache holds; the engine picks the owner's and the orphans of
  * its namespace (R-20..R-22) and the related ones (R-45).
- * Each pod's [`crate::digest::PodDigest`] is computed once, when it enters the list.
+ * Each pod's [`crate::PodDigest`] is computed once, when it enters the list.
  */
 pods?: Array<KubeObject>, 
 /**

@@ -7,7 +7,7 @@ import type { Time } from "./Time.js";
 
 /**
  * The decision of one sync, before any call is made: a plain value that owns its data.
- * It serializes (JSON and back, `structuredClone` in JS) and [`complete`] needs nothing
+ * It serializes (JSON and back, `structuredClone` in JS) and [`complete`](super::complete()) needs nothing
  * besides it and the host's results: what the later steps need is in [`PlanBasis`].
  */
 export type SyncPlan = { 

@@ -9,8 +9,7 @@
 import type { KubernetesListObject, V1Pod } from "@kubernetes/client-node";
 import { strategicMergePatch, type Json } from "../devserver/patch.js";
 import type { Access } from "./access.js";
-import { keysForPodDeleted, keysForReplicaSetEvent, queueAction, readsPods, runSync, type ApiCall, type ApiResult, type KubeObject, type SyncDone } from "./deployment-engine.js";
-import { KindMap } from "./deployment-kinds.js";
+import { keysForPodDeleted, keysForReplicaSetEvent, queueAction, readsPods, runSync, type ApiCall, type ApiResult, type DeploymentKinds, type KubeObject, type SyncDone } from "./deployment-engine.js";
 import { Informer, type InformerEvent } from "./informer.js";
 import { apiError, patchOptions, type Clients, type OwnerResource } from "./kube.js";
 import type { Logger } from "./log.js";
@@ -55,7 +54,8 @@ const nsOf = (o: KubeObject): string => o.metadata?.namespace ?? "";
 export class DeploymentController {
   readonly queue: WorkQueue;
   readonly recorder: EventRecorder;
-  private readonly kinds: KindMap;
+  /** The kinds the engine works with: the resources' own (custom resources included). */
+  private readonly kinds: DeploymentKinds;
   private deployments: Informer<KubeObject> | undefined;
   private replicaSets: Informer<KubeObject> | undefined;
   private pods: Informer<KubeObject> | undefined;
@@ -64,7 +64,10 @@ export class DeploymentController {
   private workers: Promise<void>[] = [];
 
   constructor(private readonly o: DeploymentControllerOptions) {
-    this.kinds = new KindMap(o.deployment, o.replicaSet);
+    this.kinds = {
+      deployment: { apiVersion: o.deployment.apiVersion, kind: o.deployment.kind },
+      replicaSet: { apiVersion: o.replicaSet.apiVersion, kind: o.replicaSet.kind },
+    };
     this.recorder = o.recorder ?? new EventRecorder(o.clients, o.log, o.metrics, EVENT_SOURCE_COMPONENT);
     this.queue = new WorkQueue(new ControllerRateLimiter(o.rateLimits), {
       depth: (n) => o.metrics.deploymentQueueDepth.set(n),
@@ -133,11 +136,11 @@ export class DeploymentController {
     for (const inf of [...this.own].reverse()) await inf.stop();
   }
 
-  /** The cached objects of `inf` in `namespace`, as the engine reads them. */
+  /** The cached objects of `inf` in `namespace`. */
   private inNamespace(inf: Informer<KubeObject> | undefined, namespace: string): KubeObject[] {
     const out: KubeObject[] = [];
     if (!inf) return out;
-    for (const o of inf.items()) if (nsOf(o) === namespace) out.push(this.kinds.toEngine(o));
+    for (const o of inf.items()) if (nsOf(o) === namespace) out.push(o);
     return out;
   }
 
@@ -154,21 +157,19 @@ export class DeploymentController {
   /** D-111..D-113, decided by the engine over the namespace's cached Deployments. */
   private replicaSetEvent(e: InformerEvent<KubeObject>): void {
     const ns = nsOf(e.object);
-    const event: InformerEvent<KubeObject> =
-      e.type === "updated" ? { type: e.type, old: this.kinds.toEngine(e.old), object: this.kinds.toEngine(e.object) } : { type: e.type, object: this.kinds.toEngine(e.object) };
-    this.enqueue(() => keysForReplicaSetEvent(event, this.inNamespace(this.deployments, ns)), e);
+    this.enqueue(() => keysForReplicaSetEvent(e, this.inNamespace(this.deployments, ns), this.kinds), e);
   }
 
   /** D-114: only a pod deletion can matter (a Recreate rollout waits for the old pods to go). */
   private podEvent(e: InformerEvent<KubeObject>): void {
     if (e.type !== "deleted") return;
     const ns = nsOf(e.object);
-    const pod = this.kinds.toEngine(e.object);
+    const pod = e.object;
     this.enqueue(() => {
       // Only the Deployments whose handling reads pods can be enqueued (the engine's
       // answer); with none, the namespace's pods need not cross.
       const deployments = this.inNamespace(this.deployments, ns).filter((d) => readsPods(d));
-      return deployments.length === 0 ? [] : keysForPodDeleted(pod, this.inNamespace(this.replicaSets, ns), deployments, this.inNamespace(this.pods, ns));
+      return deployments.length === 0 ? [] : keysForPodDeleted(pod, this.inNamespace(this.replicaSets, ns), deployments, this.inNamespace(this.pods, ns), this.kinds);
     }, e);
   }
 
@@ -224,11 +225,12 @@ export class DeploymentController {
   private async sync(k: string): Promise<string> {
     const [namespace] = split(k);
     const cached = this.deployments?.get(k);
-    const deployment = cached ? this.kinds.toEngine(cached) : null;
+    const deployment = cached ?? null;
     const calls: string[] = [];
     const done: SyncDone = await runSync(
       {
         now: new Date(),
+        kinds: this.kinds,
         key: k,
         deployment,
         replicaSets: this.inNamespace(this.replicaSets, namespace),
@@ -297,7 +299,7 @@ export class DeploymentController {
     const { custom } = this.o.clients;
     const dep = this.o.deployment;
     const rs = this.o.replicaSet;
-    const ok = (object: unknown): ApiResult => ({ result: "ok", object: this.kinds.toEngine(object as KubeObject) });
+    const ok = (object: unknown): ApiResult => ({ result: "ok", object: object as KubeObject });
     try {
       switch (call.call) {
         case "getDeployment":
@@ -307,15 +309,15 @@ export class DeploymentController {
         case "createReplicaSet": {
           const { name: _name, ...ref } = this.ref(rs, call.namespace);
           void _name;
-          return ok(await custom.createNamespacedCustomObject({ ...ref, body: this.kinds.toCluster(call.object) }));
+          return ok(await custom.createNamespacedCustomObject({ ...ref, body: call.object }));
         }
         case "updateReplicaSet":
-          return ok(await custom.replaceNamespacedCustomObject({ ...this.ref(rs, call.namespace, call.name), body: this.kinds.toCluster(call.object) }));
+          return ok(await custom.replaceNamespacedCustomObject({ ...this.ref(rs, call.namespace, call.name), body: call.object }));
         case "deleteReplicaSet":
           await custom.deleteNamespacedCustomObject(this.ref(rs, call.namespace, call.name));
           return { result: "ok" };
         case "updateDeployment":
-          return ok(await custom.replaceNamespacedCustomObject({ ...this.ref(dep, call.namespace, call.name), body: this.kinds.toCluster(call.object) }));
+          return ok(await custom.replaceNamespacedCustomObject({ ...this.ref(dep, call.namespace, call.name), body: call.object }));
         case "updateDeploymentStatus":
           return ok(await this.updateStatus(call));
         default: {
@@ -339,7 +341,7 @@ export class DeploymentController {
   private async updateStatus(call: Extract<ApiCall, { call: "updateDeploymentStatus" }>): Promise<unknown> {
     const { custom } = this.o.clients;
     const ref = this.ref(this.o.deployment, call.namespace, call.name);
-    let body = this.kinds.toCluster(call.object);
+    let body = call.object;
     const cached = this.deployments?.get(`${call.namespace}/${call.name}`);
     if (this.o.deployment.group !== "apps" && JSON.stringify(cached?.metadata?.annotations ?? {}) !== JSON.stringify(body.metadata?.annotations ?? {})) {
       const written = (await custom.replaceNamespacedCustomObject({ ...ref, body })) as KubeObject;
@@ -356,7 +358,7 @@ export class DeploymentController {
   private async patchReplicaSet(call: Extract<ApiCall, { call: "patchReplicaSet" }>): Promise<unknown> {
     const { custom } = this.o.clients;
     const ref = this.ref(this.o.replicaSet, call.namespace, call.name);
-    const patch = this.kinds.toCluster(call.patch);
+    const patch = call.patch;
     if (this.o.replicaSet.group === "apps" || call.patchType !== "application/strategic-merge-patch+json") {
       return custom.patchNamespacedCustomObject({ ...ref, body: patch }, patchOptions(call.patchType));
     }

@@ -5,9 +5,9 @@
 // of it; it only performs I/O.
 
 import { deploymentKeysForPodDeleted, deploymentKeysForReplicaSetEvent, deploymentQueueAction, deploymentReadsPods, runDeploymentSync } from "replicore";
-import type { ApiCall, ApiResult, DeploymentSyncHostInput, KubeObject, Pod, QueueAction, ReplicaSet, SyncDone, WatchEvent } from "replicore";
+import type { ApiCall, ApiResult, DeploymentKinds, DeploymentSyncHostInput, KubeObject, Pod, QueueAction, ReplicaSet, SyncDone, WatchEvent } from "replicore";
 
-export type { ApiCall, ApiResult, DeploymentSyncHostInput, KubeObject, QueueAction, SyncDone };
+export type { ApiCall, ApiResult, DeploymentKinds, DeploymentSyncHostInput, KubeObject, QueueAction, SyncDone };
 
 /**
  * One `syncDeployment(key)`: the engine names each API call, `host` makes it and answers
@@ -19,13 +19,13 @@ export function runSync(input: DeploymentSyncHostInput, host: (call: ApiCall) =>
 }
 
 /** D-111..D-113: the Deployments a ReplicaSet event enqueues (of `deployments`, its namespace's). */
-export function keysForReplicaSetEvent(event: WatchEvent<KubeObject>, deployments: KubeObject[]): string[] {
-  return deploymentKeysForReplicaSetEvent(event as WatchEvent<ReplicaSet>, deployments);
+export function keysForReplicaSetEvent(event: WatchEvent<KubeObject>, deployments: KubeObject[], kinds: DeploymentKinds): string[] {
+  return deploymentKeysForReplicaSetEvent(event as WatchEvent<ReplicaSet>, deployments, kinds);
 }
 
 /** D-114: the (Recreate) Deployment a pod deletion enqueues, once none of its ReplicaSets has a pod left. */
-export function keysForPodDeleted(pod: KubeObject, replicaSets: KubeObject[], deployments: KubeObject[], pods: KubeObject[]): string[] {
-  return deploymentKeysForPodDeleted(pod as Pod, replicaSets as ReplicaSet[], deployments, pods as Pod[]);
+export function keysForPodDeleted(pod: KubeObject, replicaSets: KubeObject[], deployments: KubeObject[], pods: KubeObject[], kinds: DeploymentKinds): string[] {
+  return deploymentKeysForPodDeleted(pod as Pod, replicaSets as ReplicaSet[], deployments, pods as Pod[], kinds);
 }
 
 /** Do this Deployment's sync and pod-deletion handling read pods (D-61, D-114)? If not, they get none. */
