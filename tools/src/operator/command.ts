@@ -1,17 +1,26 @@
 // `replicore operator`: leader election, then informers and workers until SIGTERM/SIGINT
 // (graceful: in-flight syncs and calls finish, the lease is released) or until the lease
 // is lost (all work stops, exit 1, as kube-controller-manager does).
+//
+// The operator's files: one folder per controller, each a controller.ts (its informers,
+// work queue, workers and API calls) and an engine.ts (every engine call it makes):
+// replicaset/, deployment/ (a controller added later gets a folder of its own and a line
+// in CONTROLLER_CLIENTS). Beside them what the controllers share, as kube-controller-
+// manager's do: informer.ts, queue.ts and worker.ts (the work queue and its workers),
+// leader.ts (the Lease), recorder.ts (events), clients.ts, kube.ts, http.ts and
+// ratelimit.ts (API clients), access.ts (401/403), transform.ts (trimmed pods),
+// metrics.ts and log.ts.
 
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
 import { parseCommandArgs, stringValue, type Parsed } from "../cli/args.js";
 import { CliError, emit, usageError } from "../cli/io.js";
 import { Access, describe, remedy, type Denial } from "./access.js";
-import { Controller } from "./controller.js";
-import { DeploymentController } from "./deployment-controller.js";
+import { Controller } from "./replicaset/controller.js";
+import { DeploymentController } from "./deployment/controller.js";
 import { ClientFactory, LEADER_ELECTION_CLIENT, SHARED_INFORMERS_CLIENT } from "./clients.js";
 import type { Informer } from "./informer.js";
-import type { KubeObject } from "./deployment-engine.js";
+import type { KubeObject } from "./deployment/engine.js";
 import { loadKubeConfig, parseOwner } from "./kube.js";
 import { DEFAULT_LEASE, LeaderElector } from "./leader.js";
 import { makeLogger, type Level } from "./log.js";

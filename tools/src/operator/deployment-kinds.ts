@@ -9,7 +9,7 @@
 // asks to write. It decides nothing.
 
 import type { OwnerResource } from "./kube.js";
-import type { KubeObject } from "./deployment-engine.js";
+import type { KubeObject } from "./deployment/engine.js";
 
 const ENGINE_DEPLOYMENT = { apiVersion: "apps/v1", kind: "Deployment" };
 const ENGINE_REPLICASET = { apiVersion: "apps/v1", kind: "ReplicaSet" };
