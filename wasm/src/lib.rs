@@ -92,6 +92,14 @@ pub fn controller_queue_limits() -> convert::JsResult {
     convert::to_js(&replicore::workqueue::CONTROLLER_QUEUE_LIMITS)
 }
 
+/// `maxQuotedChars()`: at most this many characters of a value are quoted in a message
+/// (the engine's cap), for the package's own messages about values that never reach the
+/// engine (a getter that throws, a value without JSON), so none restates the number.
+#[wasm_bindgen(js_name = maxQuotedChars)]
+pub fn max_quoted_chars() -> u32 {
+    u32::try_from(replicore::error::MAX_QUOTED_CHARS).unwrap_or(u32::MAX)
+}
+
 /// The package version.
 #[wasm_bindgen]
 pub fn version() -> String {
