@@ -156,6 +156,22 @@ test("deeply nested or cyclic objects are refused without breaking the instance"
   assert.equal(r.status, 0, r.stdout + r.stderr);
 });
 
+test("the engine's defaults a host asks for are the ones it applies", () => {
+  const owner = cluster().items.find((i) => i.kind === "ReplicaSet");
+  const defaults = replicore.defaultConfig();
+  // A scale-up far past the burst: one sync creates burstReplicas pods, with the defaults
+  // given or with no configuration at all.
+  const input = { now: NOW, owner: { ...owner, spec: { ...owner.spec, replicas: 100_000 } }, pods: [] };
+  const unset = plan(input);
+  assert.equal(unset.manage.action, "create");
+  assert.equal(unset.manage.count, defaults.burstReplicas);
+  assert.deepEqual(plan(input, defaults), unset);
+  assert.deepEqual(defaults.ownerKind, { apiVersion: "apps/v1", kind: "ReplicaSet" });
+  // Generated names: the alphabet and the suffix length of Kubernetes' name generator.
+  assert.equal(replicore.generatedNameAlphabet(), "bcdfghjklmnpqrstvwxz2456789");
+  assert.equal(replicore.generatedNameSuffixLength(), 5);
+});
+
 test("the package cuts a value in its own messages where the engine cuts it in its", () => {
   const long = "x".repeat(1000);
   // The engine's message: a value it cannot read, quoted and cut.

@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { splitApiPath, type RequestAttributes } from "../api-path.js";
-import { generatedNameAlphabet, podQuotaUsed, type Pod } from "replicore";
+import { generatedNameAlphabet, generatedNameSuffixLength, podQuotaUsed, type Pod } from "replicore";
 import { authorize, type TokenTable } from "./auth.js";
 import { admit, prepareForCreate, requireNameOrGenerateName, scaleReplicas, validateName, validateReplicas, validateOwnerReferences } from "./admission.js";
 import { sameJson } from "./deployments.js";
@@ -52,13 +52,13 @@ function now(): string {
   return new Date().toISOString().replace(/\.\d+Z$/, "Z");
 }
 
-// The engine's alphabet of generated names, read once (on first use: the module is
-// instantiated by then).
-let nameChars: string | undefined;
+// The engine's alphabet of generated names and their suffix length, read once (on first
+// use: the module is instantiated by then).
+let names: { chars: string; length: number } | undefined;
 function suffix(): string {
-  nameChars ??= generatedNameAlphabet();
+  names ??= { chars: generatedNameAlphabet(), length: generatedNameSuffixLength() };
   let s = "";
-  for (let i = 0; i < 5; i++) s += nameChars[Math.floor(Math.random() * nameChars.length)];
+  for (let i = 0; i < names.length; i++) s += names.chars[Math.floor(Math.random() * names.chars.length)];
   return s;
 }
 
