@@ -42,7 +42,7 @@ import type {
 import type { Correlated, Correlation, EventCorrelatorSize, EventCorrelatorState, EventToRecord, RecordedEvent } from "./types.js";
 import type { ApiCall, ApiResult, DeploymentKinds, DeploymentSync, DeploymentSyncInput, KubeObject, QueueAction, Step, SyncDone } from "./types.js";
 import type { HpaAnswer, HpaCall, HpaForecast, HpaForecastInput, HpaStep, HpaSyncDone, HpaSyncInput, HpaSyncState } from "./types.js";
-import type { QueueLimits } from "./types.js";
+import type { DefaultConfig, QueueLimits } from "./types.js";
 
 export type * from "./types.js";
 export type { FieldTree } from "./pod-json.js";
@@ -96,6 +96,19 @@ export function controllerQueueLimits(): QueueLimits {
 /** The characters of generated names (Kubernetes' `utilrand.String` alphabet). */
 export function generatedNameAlphabet(): string {
   return guard("", () => raw.generatedNameAlphabet());
+}
+
+/** How many of those characters a `generateName` prefix gets (Kubernetes' name generator). */
+export function generatedNameSuffixLength(): number {
+  return guard("", () => raw.generatedNameSuffixLength());
+}
+
+/**
+ * The configuration the engine uses when a host sets nothing (kube-controller-manager's
+ * defaults: `burstReplicas`, the owner kind, the feature gates), for a host that shows them.
+ */
+export function defaultConfig(): DefaultConfig {
+  return guard("", () => raw.defaultConfig());
 }
 
 /**

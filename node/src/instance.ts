@@ -14,12 +14,18 @@ export type EngineExports = Omit<typeof Engine, "default" | "initSync">;
 
 /** The exports the engine API calls (a live binding: set once, by the first entry). */
 export let raw: EngineExports;
+/**
+ * The engine's cap on the characters of a value quoted in a message, read when the module
+ * is bound (before any call could trap): the package cuts its own messages there too.
+ */
+export let maxQuotedChars: number;
 let memory: WebAssembly.Memory | undefined;
 
 /** Binds the engine API to an instantiated module, unless an entry bound one already. */
 export function bindEngine(exports: EngineExports, instanceMemory: WebAssembly.Memory): void {
   if (memory !== undefined) return;
   raw = exports;
+  maxQuotedChars = exports.maxQuotedChars();
   memory = instanceMemory;
 }
 

@@ -7,16 +7,14 @@
 // gets before it crosses: whatever JS value a caller passes, the answer is a value or a
 // `ReplicoreError` (`code`, `path`).
 
+import { maxQuotedChars } from "./instance.js";
 import type { ReplicoreError, Time } from "./types.js";
 
 const encoder = new TextEncoder();
 
-/** At most this many characters of a value are quoted in a message (as the engine does). */
-const MAX_QUOTED = 200;
-
-/** `text` cut after 200 characters, with `…` and its length. */
+/** `text` cut after the engine's cap on quoted characters, with `…` and its length. */
 export function capped(text: string): string {
-  return text.length <= MAX_QUOTED ? text : `${text.slice(0, MAX_QUOTED)}… (${text.length} characters)`;
+  return text.length <= maxQuotedChars ? text : `${text.slice(0, maxQuotedChars)}… (${text.length} characters)`;
 }
 
 /** A `ReplicoreError` (`code` MALFORMED unless told) at `path`; the message starts with the path. */

@@ -4,7 +4,7 @@
 // re-export is what has no Rust type: conveniences of the JS side, and the shape of the
 // errors the binding throws.
 
-import type { KubeObject, ReplicaSetCondition, ReplicaSetStatus } from "./generated/index.js";
+import type { Config, KubeObject, ReplicaSetCondition, ReplicaSetStatus } from "./generated/index.js";
 
 export type * from "./generated/index.js";
 
@@ -30,6 +30,12 @@ export type Pod = KubeObject;
 
 /** A ReplicaSet, or any owner of the same shape (ReplicationController, a custom resource). */
 export type ReplicaSet = KubeObject;
+
+/**
+ * The configuration the engine uses when a host sets nothing (`defaultConfig()`): every
+ * field set but `emulationVersion` (none: the engine's own version).
+ */
+export type DefaultConfig = Required<Omit<Config, "emulationVersion">>;
 
 /** Earlier names of the status types the engine writes (still used by sim-types.ts). */
 export type WrittenStatus = ReplicaSetStatus;

@@ -155,3 +155,43 @@ test("deeply nested or cyclic objects are refused without breaking the instance"
   const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: new URL(".", import.meta.url), encoding: "utf8" });
   assert.equal(r.status, 0, r.stdout + r.stderr);
 });
+
+test("the engine's defaults a host asks for are the ones it applies", () => {
+  const owner = cluster().items.find((i) => i.kind === "ReplicaSet");
+  const defaults = replicore.defaultConfig();
+  // A scale-up far past the burst: one sync creates burstReplicas pods, with the defaults
+  // given or with no configuration at all.
+  const input = { now: NOW, owner: { ...owner, spec: { ...owner.spec, replicas: 100_000 } }, pods: [] };
+  const unset = plan(input);
+  assert.equal(unset.manage.action, "create");
+  assert.equal(unset.manage.count, defaults.burstReplicas);
+  assert.deepEqual(plan(input, defaults), unset);
+  assert.deepEqual(defaults.ownerKind, { apiVersion: "apps/v1", kind: "ReplicaSet" });
+  // Generated names: the alphabet and the suffix length of Kubernetes' name generator.
+  assert.equal(replicore.generatedNameAlphabet(), "bcdfghjklmnpqrstvwxz2456789");
+  assert.equal(replicore.generatedNameSuffixLength(), 5);
+});
+
+test("the package cuts a value in its own messages where the engine cuts it in its", () => {
+  const long = "x".repeat(1000);
+  // The engine's message: a value it cannot read, quoted and cut.
+  const owner = cluster().items.find((i) => i.kind === "ReplicaSet");
+  let engineShown;
+  assert.throws(() => plan({ now: long, owner }), (e) => {
+    assert.ok(isReplicoreError(e), e.message);
+    engineShown = /"(x+)…"/.exec(e.message)?.[1].length;
+    return true;
+  });
+  // The package's message: a getter that throws before anything reaches the engine.
+  const getter = Object.defineProperty({}, "now", { enumerable: true, get: () => { throw new Error(long); } });
+  assert.throws(() => plan(getter), (e) => {
+    assert.ok(isReplicoreError(e), e.message);
+    assert.equal(e.code, "MALFORMED");
+    const cut = /(x+)… \((\d+) characters\)$/.exec(e.message);
+    assert.ok(cut, e.message);
+    assert.equal(cut[1].length, engineShown, e.message);
+    assert.equal(Number(cut[2]), long.length, e.message);
+    return true;
+  });
+  assert.equal(engineShown, 200);
+});

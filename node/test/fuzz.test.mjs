@@ -193,6 +193,8 @@ test("10,000 random calls over every export answer with a value or a ReplicoreEr
     deploymentObjectKeys: () => replicore.deploymentObjectKeys(),
     controllerQueueLimits: () => replicore.controllerQueueLimits(),
     generatedNameAlphabet: () => replicore.generatedNameAlphabet(),
+    defaultConfig: () => replicore.defaultConfig(),
+    generatedNameSuffixLength: () => replicore.generatedNameSuffixLength(),
     hpaSyncStart: () => replicore.hpaSyncStart(arg(hpaInput)),
     hpaSyncNext: () => replicore.hpaSyncNext(arg(hpaState)),
     hpaSyncReport: () => replicore.hpaSyncReport(arg(hpaState), arg({ answer: "mappings", resources: [{ group: "apps", resource: "deployments" }] })),

@@ -176,7 +176,10 @@ impl ApiServer {
         }
         let mut name = String::new();
         for _ in 0..16 {
-            let candidate = format!("{prefix}{}", rng.name_suffix(5));
+            let candidate = format!(
+                "{prefix}{}",
+                rng.name_suffix(replicore::rng::NAME_SUFFIX_LEN)
+            );
             if !self.pods.contains_key(&format!("{ns}/{candidate}")) {
                 name = candidate;
                 break;

@@ -60,7 +60,7 @@ use wasm_bindgen::prelude::*;
 const TS_TYPES: &str = r#"
 import type { ClaimOutcome, Completion, Config, Correlated, Correlation, EventCorrelatorSize, EventCorrelatorState, EventDecision, EventToRecord, Expectations, ExpectationsChange, CreatePlan, CallResult, KubeObject, QueueLimits, LabelSelector, LiveOwner, Manage, RankedPod, RankOptions, RecordedEvent, ReplicaSetStatus, SlowStartResult, StatusInput, StorePlanOptions, StoreSize, SyncInput, SyncOutcome, SyncPlan, Time } from "../generated/index.js";
 import type { FieldTree } from "../pod-json.js";
-import type { StoreEvent, WatchEvent } from "../types.js";
+import type { DefaultConfig, StoreEvent, WatchEvent } from "../types.js";
 "#;
 
 /// Upper bound for `slowStart`'s count: far above any burst, low enough to return fast.
@@ -85,11 +85,34 @@ pub fn generated_name_alphabet() -> String {
     String::from_utf8_lossy(replicore::rng::NAME_ALPHABET).into_owned()
 }
 
+/// `generatedNameSuffixLength()`: how many characters of the alphabet a `generateName`
+/// prefix gets (upstream's name generator), for the same hosts.
+#[wasm_bindgen(js_name = generatedNameSuffixLength)]
+pub fn generated_name_suffix_length() -> u32 {
+    u32::try_from(replicore::rng::NAME_SUFFIX_LEN).unwrap_or(u32::MAX)
+}
+
 /// `controllerQueueLimits()`: client-go's default controller rate limiter (backoff base
 /// and cap, bucket qps and burst), for hosts that run a work queue.
 #[wasm_bindgen(js_name = controllerQueueLimits, unchecked_return_type = "QueueLimits")]
 pub fn controller_queue_limits() -> convert::JsResult {
     convert::to_js(&replicore::workqueue::CONTROLLER_QUEUE_LIMITS)
+}
+
+/// `maxQuotedChars()`: at most this many characters of a value are quoted in a message
+/// (the engine's cap), for the package's own messages about values that never reach the
+/// engine (a getter that throws, a value without JSON), so none restates the number.
+#[wasm_bindgen(js_name = maxQuotedChars)]
+pub fn max_quoted_chars() -> u32 {
+    u32::try_from(replicore::error::MAX_QUOTED_CHARS).unwrap_or(u32::MAX)
+}
+
+/// `defaultConfig()`: the engine configuration a host gets when it sets nothing
+/// (kube-controller-manager's defaults: `burstReplicas`, the owner kind, the feature gates),
+/// for hosts that show or document them, so none restates them.
+#[wasm_bindgen(js_name = defaultConfig, unchecked_return_type = "DefaultConfig")]
+pub fn default_config() -> convert::JsResult {
+    convert::to_js(&Config::default())
 }
 
 /// The package version.

@@ -31,6 +31,10 @@ pub struct Rng {
 /// no confusable digits), also the alphabet of `rand.SafeEncodeString` (the
 /// `pod-template-hash`). The one copy: hosts ask for it (`generatedNameAlphabet()`).
 pub const NAME_ALPHABET: &[u8; 27] = b"bcdfghjklmnpqrstvwxz2456789";
+/// How many characters of [`NAME_ALPHABET`] a `generateName` prefix gets (upstream's
+/// `names.SimpleNameGenerator`, `randomLength`). The one copy: hosts ask for it
+/// (`generatedNameSuffixLength()`).
+pub const NAME_SUFFIX_LEN: usize = 5;
 const ALPHANUMS: &[u8] = NAME_ALPHABET;
 
 impl Rng {
@@ -134,7 +138,7 @@ mod tests {
         assert!(r.chance(1.0));
         let hits = (0..10_000).filter(|_| r.chance(0.25)).count();
         assert!((2000..3000).contains(&hits), "{hits}");
-        let name = r.name_suffix(5);
+        let name = r.name_suffix(NAME_SUFFIX_LEN);
         assert_eq!(name.len(), 5);
         assert!(name.bytes().all(|b| ALPHANUMS.contains(&b)));
     }

@@ -353,23 +353,3 @@ function sortKeys(v: Json | undefined): Json | undefined {
   for (const k of Object.keys(v).sort()) out[k] = sortKeys(v[k]) as Json;
   return out;
 }
-
-/** `kubectl get deploy` columns (upstream's printDeployment): READY, UP-TO-DATE, AVAILABLE, AGE; wide adds CONTAINERS, IMAGES, SELECTOR. */
-export function deploymentCells(o: JsonObject, age: string, selector: string): Json[] {
-  const spec = isObject(o["spec"]) ? o["spec"] : {};
-  const st = isObject(o["status"]) ? o["status"] : {};
-  const meta = isObject(o["metadata"]) ? o["metadata"] : {};
-  const template = isObject(spec["template"]) ? spec["template"] : {};
-  const ts = isObject(template["spec"]) ? template["spec"] : {};
-  const containers = Array.isArray(ts["containers"]) ? ts["containers"].filter(isObject) : [];
-  return [
-    meta["name"] ?? "",
-    `${typeof st["readyReplicas"] === "number" ? st["readyReplicas"] : 0}/${typeof spec["replicas"] === "number" ? spec["replicas"] : 0}`,
-    st["updatedReplicas"] ?? 0,
-    st["availableReplicas"] ?? 0,
-    age,
-    containers.map((c) => String(c["name"] ?? "")).join(","),
-    containers.map((c) => String(c["image"] ?? "")).join(","),
-    selector,
-  ];
-}

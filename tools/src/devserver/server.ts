@@ -1,14 +1,18 @@
 // The fake Kubernetes API server: an in-memory HTTP server with the REST subset the
 // operator and kubectl use. See docs/dev-server.md for the routes and the
-// control endpoints under /_replicore/.
+// control endpoints under /_replicore/. This module routes requests and performs the
+// verbs on the store; what a written object must satisfy is admission.ts, kubectl's
+// tables are tables.ts, the error answers errors.ts.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { splitApiPath, type RequestAttributes } from "../api-path.js";
-import { generatedNameAlphabet, podQuotaUsed, type Pod } from "replicore";
+import { generatedNameAlphabet, generatedNameSuffixLength, podQuotaUsed, type Pod } from "replicore";
 import { authorize, type TokenTable } from "./auth.js";
+import { admit, prepareForCreate, requireNameOrGenerateName, scaleReplicas, validateName, validateReplicas, validateOwnerReferences } from "./admission.js";
+import { sameJson } from "./deployments.js";
+import { HttpError, statusBody } from "./errors.js";
 import { FaultState, reasonFor, type FaultRule, type RequestInfo } from "./faults.js";
-import { CAUSE_REASON, deploymentCells, dropNulls, errorBody, sameJson } from "./deployments.js";
 import { Kubelet, type KubeletOptions } from "./kubelet.js";
 import { decodeKubernetesProtobuf, UnsupportedProtobuf } from "./protobuf.js";
 import {
@@ -25,6 +29,7 @@ import {
 } from "./patch.js";
 import { apiVersionOf, discovery, findResource, RESOURCES, storeKey, type ResourceType } from "./resources.js";
 import { meta, Store, type WatchEventRecord, type Watcher } from "./store.js";
+import { selectorString, table, wantsTable } from "./tables.js";
 
 export interface DevServerOptions {
   port?: number;
@@ -43,33 +48,17 @@ export interface DevServerOptions {
   tokens?: TokenTable;
 }
 
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly reason = reasonFor(status),
-    readonly details?: object,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
-}
-
-function statusBody(status: number, message: string, reason: string, details?: object): object {
-  return { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message, reason, ...(details ? { details } : {}), code: status };
-}
-
 function now(): string {
   return new Date().toISOString().replace(/\.\d+Z$/, "Z");
 }
 
-// The engine's alphabet of generated names, read once (on first use: the module is
-// instantiated by then).
-let nameChars: string | undefined;
+// The engine's alphabet of generated names and their suffix length, read once (on first
+// use: the module is instantiated by then).
+let names: { chars: string; length: number } | undefined;
 function suffix(): string {
-  nameChars ??= generatedNameAlphabet();
+  names ??= { chars: generatedNameAlphabet(), length: generatedNameSuffixLength() };
   let s = "";
-  for (let i = 0; i < 5; i++) s += nameChars[Math.floor(Math.random() * nameChars.length)];
+  for (let i = 0; i < names.length; i++) s += names.chars[Math.floor(Math.random() * names.chars.length)];
   return s;
 }
 
@@ -466,10 +455,8 @@ export class DevServer {
     if (route.namespace !== undefined && m["namespace"] !== undefined && m["namespace"] !== route.namespace) {
       throw new HttpError(400, `the namespace of the provided object (${String(m["namespace"])}) does not match the namespace sent on the request (${route.namespace})`);
     }
+    requireNameOrGenerateName(route.type.kind, m);
     if (typeof m["name"] !== "string" || m["name"] === "") {
-      if (typeof m["generateName"] !== "string" || m["generateName"] === "") {
-        throw new HttpError(422, `${route.type.kind} is invalid: metadata.name: Required value: name or generateName is required`, "Invalid");
-      }
       // As kube-apiserver does since 1.30 (RetryGenerateName): a generated name that is
       // taken is generated again, up to 8 tries. Without it, 1,200 pods of one
       // generateName (27^5 suffixes) collided in about one run in twenty.
@@ -479,10 +466,7 @@ export class DevServer {
       while (++tries < 8 && this.store.get(storeKey(route.type), route.namespace, m["name"] as string));
     }
     const name = m["name"] as string;
-    if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(name) || name.length > 253) {
-      throw new HttpError(422, `${route.type.kind} "${name}" is invalid: metadata.name: Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.'`, "Invalid");
-    }
-    const r: Route = { ...route, name };
+    validateName(route.type.kind, name);
     if (this.store.get(storeKey(route.type), route.namespace, name)) {
       const gr = route.type.group ? `${route.type.plural}.${route.type.group}` : route.type.plural;
       throw new HttpError(409, `${gr} "${name}" already exists`, "AlreadyExists", { name, group: route.type.group, kind: route.type.plural });
@@ -509,20 +493,12 @@ export class DevServer {
           });
         }
       }
-      o["spec"] = isObject(o["spec"]) ? o["spec"] : {};
-      o["status"] = { phase: "Pending", qosClass: "BestEffort" };
       this.stats.podCreates.ok++;
-    } else if (route.type.status) {
-      o["status"] = {};
     }
-    if (route.type.scale) {
-      const spec = isObject(o["spec"]) ? o["spec"] : {};
-      if (spec["replicas"] === undefined) spec["replicas"] = 1;
-      o["spec"] = spec;
-    }
-    validateOwner(r, o);
-    admit(r, o);
-    validateOwnerReferences(r.type.kind, o);
+    prepareForCreate(route.type, o);
+    validateReplicas(route.type, name, o);
+    admit(route.type, name, o);
+    validateOwnerReferences(route.type.kind, o);
     const out = this.store.put(storeKey(route.type), o, "ADDED");
     return out;
   }
@@ -569,16 +545,16 @@ export class DevServer {
       next = merged;
     } else if (route.type.status) {
       next["status"] = structuredClone(current["status"] ?? {});
-      admit(route, next, current);
+      admit(route.type, route.name, next, current);
       const annotationsChanged = route.type.generationOnAnnotations && !sameJson(nm["annotations"] ?? {}, cm["annotations"] ?? {});
       if (route.type.generation && (annotationsChanged || !sameJson(next["spec"], current["spec"]))) {
         meta(next)["generation"] = Number(cm["generation"] ?? 1) + 1;
       }
     } else {
-      admit(route, next, current);
+      admit(route.type, route.name, next, current);
     }
     if (JSON.stringify(next) === JSON.stringify(current)) return current;
-    validateOwner(route, next);
+    validateReplicas(route.type, route.name, next);
     validateOwnerReferences(route.type.kind, next);
     return this.store.put(storeKey(route.type), next, "MODIFIED");
   }
@@ -595,10 +571,7 @@ export class DevServer {
 
   private setScale(route: Route, current: JsonObject, scale: JsonObject): object {
     const rv = meta(scale)["resourceVersion"];
-    const replicas = isObject(scale["spec"]) ? scale["spec"]["replicas"] : undefined;
-    if (typeof replicas !== "number" || !Number.isInteger(replicas) || replicas < 0) {
-      throw new HttpError(422, `Scale.autoscaling "${route.name}" is invalid: spec.replicas: Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`, "Invalid");
-    }
+    const replicas = scaleReplicas(route.name, scale);
     const next = structuredClone(current);
     next["spec"] = { ...(isObject(next["spec"]) ? next["spec"] : {}), replicas };
     const out = this.commit({ ...route, subresource: undefined } as Route, current, next, rv);
@@ -744,73 +717,6 @@ function ruleError(rule: FaultRule, info: RequestInfo): HttpError {
   return new HttpError(status, message, reason, { name: info.name, kind: info.resource }, headers);
 }
 
-/**
- * ValidateOwnerReferences: at most one reference with controller true (a second
- * controller's adoption, a strategic merge beside the first, is refused with 422).
- */
-function validateOwnerReferences(kind: string, o: JsonObject): void {
-  const refs = meta(o)["ownerReferences"];
-  if (!Array.isArray(refs)) return;
-  const controllers = refs.filter((r) => isObject(r) && r["controller"] === true).map((r) => `${String((r as JsonObject)["kind"])}/${String((r as JsonObject)["name"])}`);
-  if (controllers.length > 1) {
-    throw new HttpError(
-      422,
-      `${kind} "${String(meta(o)["name"])}" is invalid: metadata.ownerReferences: Invalid value: ${JSON.stringify(refs)}: Only one reference can have Controller set to true. Found "true" in references for ${controllers[0]} and ${controllers[1]}`,
-      "Invalid",
-    );
-  }
-}
-
-/**
- * The kind's admission (resources.ts): nulls dropped from the spec as a decode into the Go
- * types drops them, the scheme's defaults, then validation; field errors answer 422 Invalid
- * with kube-apiserver's message and causes.
- */
-function admit(route: Route, o: JsonObject, old?: JsonObject): void {
-  const a = route.type.admission;
-  if (!a) return;
-  if (o["spec"] !== undefined) o["spec"] = dropNulls(o["spec"] as Json);
-  a.defaults(o);
-  const errs = a.validate(o, old);
-  if (errs.length === 0) return;
-  const name = String(meta(o)["name"] ?? route.name ?? "");
-  const texts = errs.map((e) => `${e.field}: ${errorBody(e)}`);
-  const gk = route.type.group ? `${route.type.kind}.${route.type.group}` : route.type.kind;
-  throw new HttpError(422, `${gk} "${name}" is invalid: ${texts.length === 1 ? texts[0] : `[${texts.join(", ")}]`}`, "Invalid", {
-    name,
-    group: route.type.group,
-    kind: route.type.kind,
-    causes: errs.map((e) => ({ reason: CAUSE_REASON[e.type], message: errorBody(e), field: e.field })),
-  });
-}
-
-function validateOwner(route: Route, o: JsonObject): void {
-  if (!route.type.scale) return;
-  const spec = isObject(o["spec"]) ? o["spec"] : {};
-  const r = spec["replicas"];
-  if (r !== undefined && (typeof r !== "number" || !Number.isInteger(r) || r < 0)) {
-    throw new HttpError(422, `${route.type.kind}.${route.type.group} "${route.name}" is invalid: spec.replicas: Invalid value: ${JSON.stringify(r)}: must be greater than or equal to 0`, "Invalid");
-  }
-}
-
-function selectorString(sel: Json | undefined): string {
-  if (!isObject(sel)) return "";
-  const parts: string[] = [];
-  if (isObject(sel["matchLabels"])) for (const [k, v] of Object.entries(sel["matchLabels"])) parts.push(`${k}=${String(v)}`);
-  if (Array.isArray(sel["matchExpressions"])) {
-    for (const e of sel["matchExpressions"]) {
-      if (!isObject(e)) continue;
-      const vals = Array.isArray(e["values"]) ? e["values"].join(",") : "";
-      const op = String(e["operator"]);
-      if (op === "In") parts.push(`${String(e["key"])} in (${vals})`);
-      else if (op === "NotIn") parts.push(`${String(e["key"])} notin (${vals})`);
-      else if (op === "Exists") parts.push(String(e["key"]));
-      else if (op === "DoesNotExist") parts.push(`!${String(e["key"])}`);
-    }
-  }
-  return parts.join(",");
-}
-
 function scaleOf(o: JsonObject): object {
   const m = meta(o);
   const spec = isObject(o["spec"]) ? o["spec"] : {};
@@ -821,61 +727,5 @@ function scaleOf(o: JsonObject): object {
     metadata: { name: m["name"], namespace: m["namespace"], uid: m["uid"], resourceVersion: m["resourceVersion"], creationTimestamp: m["creationTimestamp"] },
     spec: { replicas: spec["replicas"] ?? 0 },
     status: { replicas: status["replicas"] ?? 0, selector: selectorString(spec["selector"]) },
-  };
-}
-
-// -- kubectl's server-side printing ------------------------------------------------------
-
-function wantsTable(req: IncomingMessage): boolean {
-  return /as=Table/.test(String(req.headers["accept"] ?? ""));
-}
-
-function age(ts: Json | undefined): string {
-  if (typeof ts !== "string") return "<unknown>";
-  const s = Math.max(0, Math.floor((Date.now() - Date.parse(ts)) / 1000));
-  if (s < 120) return `${s}s`;
-  if (s < 7200) return `${Math.floor(s / 60)}m`;
-  return `${Math.floor(s / 3600)}h`;
-}
-
-function table(type: ResourceType, items: JsonObject[], rv: string): object {
-  const col = (name: string, t = "string"): object => ({ name, type: t, format: name === "Name" ? "name" : "", description: name, priority: 0 });
-  let columns: object[];
-  let cells: (o: JsonObject) => Json[];
-  if (type.kind === "Deployment") {
-    columns = [col("Name"), col("Ready"), col("Up-to-date", "integer"), col("Available", "integer"), col("Age")];
-    columns.push(...["Containers", "Images", "Selector"].map((n) => ({ ...col(n), priority: 1 })));
-    cells = (o) => deploymentCells(o, age(meta(o)["creationTimestamp"]), selectorString(isObject(o["spec"]) ? o["spec"]["selector"] : undefined));
-  } else if (type.kind === "Pod") {
-    columns = [col("Name"), col("Ready"), col("Status"), col("Restarts", "integer"), col("Age"), { ...col("Node"), priority: 1 }];
-    cells = (o) => {
-      const st = isObject(o["status"]) ? o["status"] : {};
-      const cs = Array.isArray(st["containerStatuses"]) ? st["containerStatuses"].filter(isObject) : [];
-      const spec = isObject(o["spec"]) ? o["spec"] : {};
-      const total = Array.isArray(spec["containers"]) ? spec["containers"].length : cs.length;
-      const ready = cs.filter((c) => c["ready"] === true).length;
-      const restarts = cs.reduce((n, c) => n + (typeof c["restartCount"] === "number" ? c["restartCount"] : 0), 0);
-      return [meta(o)["name"] ?? "", `${ready}/${total}`, st["phase"] ?? "Unknown", restarts, age(meta(o)["creationTimestamp"]), spec["nodeName"] ?? "<none>"];
-    };
-  } else if (type.scale) {
-    columns = [col("Name"), col("Desired", "integer"), col("Current", "integer"), col("Ready", "integer"), col("Age")];
-    cells = (o) => {
-      const spec = isObject(o["spec"]) ? o["spec"] : {};
-      const st = isObject(o["status"]) ? o["status"] : {};
-      return [meta(o)["name"] ?? "", spec["replicas"] ?? 0, st["replicas"] ?? 0, st["readyReplicas"] ?? 0, age(meta(o)["creationTimestamp"])];
-    };
-  } else {
-    columns = [col("Name"), col("Age")];
-    cells = (o) => [meta(o)["name"] ?? "", age(meta(o)["creationTimestamp"])];
-  }
-  return {
-    kind: "Table",
-    apiVersion: "meta.k8s.io/v1",
-    metadata: { resourceVersion: rv },
-    columnDefinitions: columns,
-    rows: items.map((o) => ({
-      cells: cells(o),
-      object: { kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: meta(o) },
-    })),
   };
 }

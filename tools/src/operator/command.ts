@@ -1,22 +1,39 @@
 // `replicore operator`: leader election, then informers and workers until SIGTERM/SIGINT
 // (graceful: in-flight syncs and calls finish, the lease is released) or until the lease
 // is lost (all work stops, exit 1, as kube-controller-manager does).
+//
+// The operator's files: one folder per controller, each a controller.ts (its informers,
+// work queue, workers and API calls) and an engine.ts (every engine call it makes):
+// replicaset/, deployment/ (a controller added later gets a folder of its own and a line
+// in CONTROLLER_CLIENTS). Beside them what the controllers share, as kube-controller-
+// manager's do: informer.ts, queue.ts and worker.ts (the work queue and its workers),
+// leader.ts (the Lease), recorder.ts (events), clients.ts, kube.ts, http.ts and
+// ratelimit.ts (API clients), access.ts (401/403), transform.ts (trimmed pods),
+// metrics.ts and log.ts.
 
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
 import { parseCommandArgs, stringValue, type Parsed } from "../cli/args.js";
 import { CliError, emit, usageError } from "../cli/io.js";
 import { Access, describe, remedy, type Denial } from "./access.js";
-import { Controller } from "./controller.js";
-import { DeploymentController } from "./deployment-controller.js";
+import { Controller } from "./replicaset/controller.js";
+import { DeploymentController } from "./deployment/controller.js";
 import { ClientFactory, LEADER_ELECTION_CLIENT, SHARED_INFORMERS_CLIENT } from "./clients.js";
 import type { Informer } from "./informer.js";
-import type { KubeObject } from "./deployment-engine.js";
+import type { KubeObject } from "./deployment/engine.js";
 import { loadKubeConfig, parseOwner } from "./kube.js";
 import { DEFAULT_LEASE, LeaderElector } from "./leader.js";
 import { makeLogger, type Level } from "./log.js";
 import { DEFAULT_CLIENT_RATE_LIMIT } from "./ratelimit.js";
 import { Metrics, serveOps } from "./metrics.js";
+import { defaultConfig } from "replicore";
+
+/** The engine's configuration defaults (the flags below fall back to them). */
+const ENGINE_DEFAULTS = defaultConfig();
+/** The owner resource by default: the engine's owner kind (apps/v1 ReplicaSet), as G/V/Kind. */
+const ENGINE_OWNER = `${ENGINE_DEFAULTS.ownerKind.apiVersion}/${ENGINE_DEFAULTS.ownerKind.kind}`;
+/** Concurrent syncs per controller unless told (kube-controller-manager's --concurrent-replicaset-syncs and --concurrent-deployment-syncs). */
+const DEFAULT_WORKERS = 5;
 
 export const OPERATOR_USAGE = `usage: replicore operator [options]
 
@@ -33,18 +50,18 @@ connection:
   --context NAME          kubeconfig context
   --server URL            an API server without credentials (the dev server)
   --kube-api-qps Q        requests per second to the API server, per client (default
-                          20, as kube-controller-manager; 0 = no limit)
-  --kube-api-burst N      requests at once after a quiet spell, per client (default 30)
+                          ${DEFAULT_CLIENT_RATE_LIMIT.qps}, as kube-controller-manager; 0 = no limit)
+  --kube-api-burst N      requests at once after a quiet spell, per client (default ${DEFAULT_CLIENT_RATE_LIMIT.burst})
                           Each controller has a client of its own (user agent
                           replicore/replicaset-controller, …), as have the shared
                           informers and the leader election: each its own bucket.
 what it manages:
   --controllers LIST      replicaset, deployment, or both (default replicaset,deployment)
-  --owner G/V/Kind        the owner resource (default apps/v1/ReplicaSet); a ReplicaSet-
+  --owner G/V/Kind        the owner resource (default ${ENGINE_OWNER}); a ReplicaSet-
                           shaped custom resource, e.g. replicore.dev/v1alpha1/ReplicaPool
   --owner-plural NAME     its plural, if not the lowercased kind + "s"
-  --burst-replicas N      creates or deletes per sync (default 500)
-  --workers N             concurrent syncs of owners (default 5)
+  --burst-replicas N      creates or deletes per sync (default ${ENGINE_DEFAULTS.burstReplicas})
+  --workers N             concurrent syncs of owners (default ${DEFAULT_WORKERS})
   --deployment-owner G/V/Kind
                           the Deployment resource (default apps/v1/Deployment); a
                           Deployment-shaped custom resource, e.g.
@@ -52,16 +69,16 @@ what it manages:
                           are the --owner resource (e.g. ReplicaPools)
   --deployment-owner-plural NAME
                           its plural, if not the lowercased kind + "s"
-  --deployment-workers N  concurrent syncs of Deployments (default 5)
+  --deployment-workers N  concurrent syncs of Deployments (default ${DEFAULT_WORKERS})
 leader election:
   --no-leader-elect       act without a lease (a single replica only)
   --lease-namespace NS    (default: $POD_NAMESPACE, else "replicore-system", where
                           tools/deploy/rbac.yaml grants the Lease)
   --lease-name NAME       (default "replicore-operator")
   --identity ID           (default: hostname_<uuid>)
-  --lease-duration D      (default 15s)
-  --renew-deadline D      (default 10s)
-  --retry-period D        (default 2s)
+  --lease-duration D      (default ${DEFAULT_LEASE.leaseDurationMs / 1000}s)
+  --renew-deadline D      (default ${DEFAULT_LEASE.renewDeadlineMs / 1000}s)
+  --retry-period D        (default ${DEFAULT_LEASE.retryPeriodMs / 1000}s)
 operations:
   --metrics-port P        /metrics, /healthz and /readyz (default 8080; 0 = any free port)
   --metrics-host H        (default 127.0.0.1; 0.0.0.0 for probes and scrapes from other
@@ -161,7 +178,7 @@ export async function operatorCommand(args: string[]): Promise<number> {
   let owner;
   let deploymentOwner;
   try {
-    owner = parseOwner(stringValue(p, "owner") ?? "apps/v1/ReplicaSet", stringValue(p, "owner-plural"));
+    owner = parseOwner(stringValue(p, "owner") ?? ENGINE_OWNER, stringValue(p, "owner-plural"));
     deploymentOwner = parseOwner(stringValue(p, "deployment-owner") ?? "apps/v1/Deployment", stringValue(p, "deployment-owner-plural"));
   } catch (e) {
     throw usageError((e as Error).message, "operator");
@@ -172,9 +189,9 @@ export async function operatorCommand(args: string[]): Promise<number> {
   }
   const runReplicaSets = selected.includes("replicaset");
   const runDeployments = selected.includes("deployment");
-  const workers = count(p, "workers", 5, 1);
-  const deploymentWorkers = count(p, "deployment-workers", 5, 1);
-  const burst = count(p, "burst-replicas", 500, 1);
+  const workers = count(p, "workers", DEFAULT_WORKERS, 1);
+  const deploymentWorkers = count(p, "deployment-workers", DEFAULT_WORKERS, 1);
+  const burst = count(p, "burst-replicas", ENGINE_DEFAULTS.burstReplicas, 1);
   const lease = {
     leaseDurationMs: duration(p, "lease-duration", DEFAULT_LEASE.leaseDurationMs),
     renewDeadlineMs: duration(p, "renew-deadline", DEFAULT_LEASE.renewDeadlineMs),

@@ -4,7 +4,7 @@
 // (a ReplicoreError) and keeps what it had, so a malformed pod never reaches a plan.
 // Besides the store, this module keeps the owners as the informer delivered them (the
 // operator needs their metadata for status writes and events) and nothing else; the host
-// keeps the expectations, the clock and the API calls (events: ./recorder.ts).
+// keeps the expectations, the clock and the API calls (events: ../recorder.ts).
 
 import { Store, abandonedExpectations, applyExpectations, expectationsSatisfied, nextBatch } from "replicore";
 import type {

@@ -4,20 +4,20 @@
 // it names into the API request and reporting the answer back (a Conflict included: the
 // engine ends the sync with that error and the queue retries it, D-115, as upstream does,
 // so no update is lost). Which ReplicaSet is new, how far to scale, the status, the
-// conditions, when to look again: all the engine's (./deployment-engine.ts).
+// conditions, when to look again: all the engine's (./engine.ts).
 
 import type { KubernetesListObject, V1Pod } from "@kubernetes/client-node";
-import { strategicMergePatch, type Json } from "../devserver/patch.js";
-import type { Access } from "./access.js";
-import { keysForPodDeleted, keysForReplicaSetEvent, queueAction, readsPods, runSync, type ApiCall, type ApiResult, type DeploymentKinds, type KubeObject, type SyncDone } from "./deployment-engine.js";
-import { Informer, type InformerEvent } from "./informer.js";
-import { apiError, patchOptions, type Clients, type OwnerResource } from "./kube.js";
-import type { Logger } from "./log.js";
-import type { Metrics } from "./metrics.js";
-import { ControllerRateLimiter, WorkQueue, type RateLimiterOptions } from "./queue.js";
-import { EventRecorder } from "./recorder.js";
-import { trimPod } from "./transform.js";
-import { NotLeader, runWorker } from "./worker.js";
+import { strategicMergePatch, type Json } from "../../devserver/patch.js";
+import type { Access } from "../access.js";
+import { keysForPodDeleted, keysForReplicaSetEvent, queueAction, readsPods, runSync, type ApiCall, type ApiResult, type DeploymentKinds, type KubeObject, type SyncDone } from "./engine.js";
+import { Informer, type InformerEvent } from "../informer.js";
+import { apiError, patchOptions, type Clients, type OwnerResource } from "../kube.js";
+import type { Logger } from "../log.js";
+import type { Metrics } from "../metrics.js";
+import { ControllerRateLimiter, WorkQueue, type RateLimiterOptions } from "../queue.js";
+import { EventRecorder } from "../recorder.js";
+import { trimPod } from "../transform.js";
+import { NotLeader, runWorker } from "../worker.js";
 
 export interface DeploymentControllerOptions {
   /** The controller's own client: its writes, live reads and events. */

@@ -1,19 +1,19 @@
-// The control loop: informers feed the engine's event rules, a work queue hands owner
+// The ReplicaSet controller's host, the control loop: informers feed the engine's event rules, a work queue hands owner
 // keys to workers, and each sync executes the engine's plan against the API server.
 // Every decision (what to adopt, create, delete, which status, what to expect, when to
 // look again) is the engine's (./engine.ts); this module performs the calls.
 
 import type { KubernetesListObject, V1Pod, V1ReplicaSet } from "@kubernetes/client-node";
 import { Engine, type CallResult, type Completion, type Expectations, type ExpectationsChange, type Pod, type ReplicaSet, type SyncOutcome, type SyncPlan } from "./engine.js";
-import { Informer, type InformerEvent } from "./informer.js";
-import { trimPod } from "./transform.js";
-import type { Access } from "./access.js";
-import { EventRecorder } from "./recorder.js";
-import { apiError, patchOptions, type Clients, type OwnerResource } from "./kube.js";
-import type { Logger } from "./log.js";
-import type { Metrics } from "./metrics.js";
-import { ControllerRateLimiter, WorkQueue, type RateLimiterOptions } from "./queue.js";
-import { NotLeader, runWorker } from "./worker.js";
+import { Informer, type InformerEvent } from "../informer.js";
+import { trimPod } from "../transform.js";
+import type { Access } from "../access.js";
+import { EventRecorder } from "../recorder.js";
+import { apiError, patchOptions, type Clients, type OwnerResource } from "../kube.js";
+import type { Logger } from "../log.js";
+import type { Metrics } from "../metrics.js";
+import { ControllerRateLimiter, WorkQueue, type RateLimiterOptions } from "../queue.js";
+import { NotLeader, runWorker } from "../worker.js";
 import type { Config, EventDecision, KubeEvent, ClaimOutcome, LiveOwner } from "replicore";
 
 export interface ControllerOptions {
@@ -450,7 +450,7 @@ export class Controller {
     return false;
   }
 
-  /** Records an event on the owner through the process's recorder (./recorder.ts). */
+  /** Records an event on the owner through the process's recorder (../recorder.ts). */
   private recordEvent(owner: ReplicaSet, ev: KubeEvent): void {
     this.recorder.record(
       {
