@@ -6,7 +6,7 @@ use crate::model::LabelSelector;
 use crate::time::{Duration, Time};
 
 use super::model::{HpaPod, MetricResponse};
-use super::pods::{self, Groups, PodNames, Sample, Samples, Startup};
+use super::pods::{self, Groups, PodFacts, PodNames, Sample, Samples, Startup};
 
 /// H-67: how far from 1 a usage ratio may be and still mean "no change".
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -61,6 +61,8 @@ pub struct Context<'a> {
     pub pods: &'a [&'a HpaPod],
     /// Their name index.
     pub names: &'a PodNames,
+    /// What grouping reads of each, by position ([`PodFacts::of`]).
+    pub facts: &'a [PodFacts],
     pub startup: StartupPeriods,
     pub now: Time,
     pub tolerances: Tolerances,
@@ -260,7 +262,7 @@ pub fn resource_replicas(
     let (mut samples, timestamp) = samples(ctx, resp)
         .map_err(|e| format!("unable to get metrics for resource {resource}: {e}"))?;
     ctx.listed()?;
-    let g = pods::group(ctx.pods, &samples, resource, ctx.startup());
+    let g = pods::group(ctx.facts, &samples, resource, ctx.startup());
     drop_left_out(&mut samples, &g);
     if samples.is_empty() {
         return Err(String::from(
@@ -348,7 +350,7 @@ fn plain_replicas(
     resource: &str,
 ) -> Result<(i32, i64), String> {
     ctx.listed()?;
-    let g = pods::group(ctx.pods, &samples, resource, ctx.startup());
+    let g = pods::group(ctx.facts, &samples, resource, ctx.startup());
     drop_left_out(&mut samples, &g);
     if samples.is_empty() {
         return Err("did not receive metrics for targeted pods (pods might be unready)".into());
@@ -377,7 +379,7 @@ fn usage_ratio_count(ctx: &Context<'_>, current: i32, ratio: f64) -> Result<i32,
     }
     ctx.listed()
         .map_err(|e| format!("unable to calculate ready pods: {e}"))?;
-    let x = ratio * pods::ready_count(ctx.pods) as f64;
+    let x = ratio * pods::ready_count(ctx.facts) as f64;
     if x > f64::from(i32::MAX) {
         return Ok(i32::MAX);
     }

@@ -29,7 +29,7 @@ use super::model::{
     Scale,
 };
 use super::normalize::{self, Bounds};
-use super::pods::PodNames;
+use super::pods::{PodFacts, PodNames};
 use super::status::{self, ABLE_TO_SCALE, SCALED_TO_ZERO, SCALING_ACTIVE, SCALING_LIMITED};
 
 /// Another HPA the controller has seen, with the selector it last stored for it (H-58).
@@ -449,6 +449,7 @@ pub struct HpaSync {
     pods: Arc<Vec<HpaPod>>,
     listed: Vec<usize>,
     names: PodNames,
+    facts: Vec<PodFacts>,
     statuses: Option<Vec<MetricStatus>>,
     aggregate: Aggregate,
     desired: i32,
@@ -491,6 +492,7 @@ impl HpaSync {
             pods: Arc::new(Vec::new()),
             listed: Vec::new(),
             names: PodNames::default(),
+            facts: Vec::new(),
             statuses: None,
             aggregate: Aggregate::default(),
             desired: 0,
@@ -874,6 +876,12 @@ impl HpaSync {
         self.names = PodNames::dedupe(&mut self.listed, |i| {
             pods.get(i).map_or("", |p| p.metadata.name.as_str())
         });
+        self.facts = self
+            .listed
+            .iter()
+            .filter_map(|&i| pods.get(i))
+            .map(PodFacts::of)
+            .collect();
         self.pods = pods;
         // H-59: the registered HPAs of the namespace whose stored selector matches one of
         // these pods; this HPA's own (just stored) selector matches them all.
@@ -948,6 +956,7 @@ impl HpaSync {
         Context {
             pods,
             names: &self.names,
+            facts: &self.facts,
             startup: StartupPeriods {
                 cpu_initialization: Duration::from_seconds(
                     self.input.config.cpu_initialization_period_seconds,
