@@ -271,20 +271,48 @@ pub(crate) fn group(
 
 /// H-77: is this pod's CPU sample left out as a start-up artefact?
 pub(crate) fn cpu_sample_unready(pod: &HpaPod, sample: &Sample, startup: Startup) -> bool {
+    cpu_unready_why(pod, sample, startup).is_some()
+}
+
+/// Why H-77 leaves a pod's CPU sample out (explain's words for the same test).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CpuUnready {
+    /// No Ready condition, or no start time.
+    NoReadinessOrStart,
+    /// Inside the CPU initialization period and Ready is False.
+    InitializingNotReady,
+    /// Inside the CPU initialization period and the sample's window began before the
+    /// last readiness change.
+    InitializingStaleSample,
+    /// Past the initialization period, Ready is False and it never became ready within
+    /// the initial readiness delay.
+    NeverReady,
+}
+
+/// H-77, with the branch that decided.
+pub(crate) fn cpu_unready_why(
+    pod: &HpaPod,
+    sample: &Sample,
+    startup: Startup,
+) -> Option<CpuUnready> {
     let (Some(ready), Some(start)) = (pod.ready_condition(), pod.status.start_time) else {
-        return true;
+        return Some(CpuUnready::NoReadinessOrStart);
     };
     let start = i128::from(start.unix_nanos());
     let transition = go_nanos(ready.last_transition_time);
     let now = i128::from(startup.now.unix_nanos());
     if start + i128::from(startup.cpu_initialization.as_nanos()) > now {
         // Still initializing: unready, or no full window since the last readiness change.
-        ready.status == "False"
-            || go_nanos(sample.timestamp) < transition + i128::from(sample.window.as_nanos())
+        if ready.status == "False" {
+            return Some(CpuUnready::InitializingNotReady);
+        }
+        (go_nanos(sample.timestamp) < transition + i128::from(sample.window.as_nanos()))
+            .then_some(CpuUnready::InitializingStaleSample)
     } else {
         // Past initialization: left out only if it never became ready since it started.
-        ready.status == "False"
-            && start + i128::from(startup.readiness_delay.as_nanos()) > transition
+        (ready.status == "False"
+            && start + i128::from(startup.readiness_delay.as_nanos()) > transition)
+            .then_some(CpuUnready::NeverReady)
     }
 }
 
