@@ -94,33 +94,33 @@ pub struct HpaExplanation {
     /// The Scale as read: `spec.replicas` (the current count), `status.replicas`, the
     /// selector; `None` when it could not be read.
     #[cfg_attr(feature = "ts", ts(optional))]
-    pub scale: Option<ScaleSummary>,
+    pub scale: Option<HpaScaleSummary>,
     pub min_replicas: i32,
     pub max_replicas: i32,
     /// `behavior` or `legacy` (no `spec.behavior`).
     pub path: String,
     /// H-67/H-144: a ratio within `[low, high]` means no change.
-    pub tolerance: ToleranceBand,
+    pub tolerance: HpaToleranceBand,
     /// Which branch of H-38 the sync took, in words (`None` when the scale was not read).
     #[cfg_attr(feature = "ts", ts(optional))]
     pub branch: Option<String>,
-    pub metrics: Vec<MetricExplanation>,
+    pub metrics: Vec<HpaMetricExplanation>,
     /// The max over the metrics (H-64): the count and the metric that gave it.
     #[cfg_attr(feature = "ts", ts(optional))]
-    pub chosen: Option<Chosen>,
+    pub chosen: Option<HpaChosen>,
     /// Stabilization (H-104/H-110).
     #[cfg_attr(feature = "ts", ts(optional))]
-    pub stabilization: Option<StabilizationExplanation>,
+    pub stabilization: Option<HpaStabilizationExplanation>,
     /// The rate and min/max limits (H-106, H-112..H-116).
     #[cfg_attr(feature = "ts", ts(optional))]
-    pub limit: Option<LimitExplanation>,
+    pub limit: Option<HpaLimitExplanation>,
     /// The count the sync decides (the scale is written when it differs from the current).
     pub desired_replicas: i32,
     /// The count written to the scale, if any.
     #[cfg_attr(feature = "ts", ts(optional))]
     pub rescale_to: Option<i32>,
     /// The conditions after the sync.
-    pub conditions: Vec<ConditionExplanation>,
+    pub conditions: Vec<HpaConditionExplanation>,
     pub events: Vec<HpaEvent>,
     /// The error the sync returns (upstream logs it).
     #[cfg_attr(feature = "ts", ts(optional))]
@@ -128,7 +128,7 @@ pub struct HpaExplanation {
     /// The sync's writes, in words.
     pub next_sync: Vec<String>,
     pub requeue_after_seconds: i64,
-    pub memory: MemoryExplanation,
+    pub memory: HpaMemoryExplanation,
     /// Facts about the snapshot itself (a metric without an answer, …).
     pub notes: Vec<String>,
     /// [`render_hpa`] of the above.
@@ -138,7 +138,7 @@ pub struct HpaExplanation {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ScaleSummary {
+pub struct HpaScaleSummary {
     pub spec_replicas: i32,
     pub status_replicas: i32,
     pub selector: String,
@@ -147,7 +147,7 @@ pub struct ScaleSummary {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ToleranceBand {
+pub struct HpaToleranceBand {
     pub scale_down: f64,
     pub scale_up: f64,
     pub low: f64,
@@ -158,7 +158,7 @@ pub struct ToleranceBand {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct MetricExplanation {
+pub struct HpaMetricExplanation {
     pub index: usize,
     #[serde(rename = "type")]
     pub type_: String,
@@ -176,19 +176,19 @@ pub struct MetricExplanation {
     pub within_tolerance: Option<bool>,
     /// For the pod metrics: each listed pod and how it counted.
     #[cfg_attr(feature = "ts", ts(optional))]
-    pub pods: Option<Vec<PodExplanation>>,
+    pub pods: Option<Vec<HpaPodExplanation>>,
     /// For Object and External value targets: the ready pods the ratio multiplies (H-95).
     #[cfg_attr(feature = "ts", ts(optional))]
     pub ready_pods: Option<i64>,
     /// The second pass with the missing and unready pods' assumptions (H-85..H-87).
     #[cfg_attr(feature = "ts", ts(optional))]
-    pub rebalance: Option<RebalanceExplanation>,
+    pub rebalance: Option<HpaRebalanceExplanation>,
     /// The count this metric proposes.
     #[cfg_attr(feature = "ts", ts(optional))]
     pub proposal: Option<i32>,
     /// Why it proposes nothing: the condition reason and the message (H-74).
     #[cfg_attr(feature = "ts", ts(optional))]
-    pub error: Option<MetricError>,
+    pub error: Option<HpaMetricError>,
     /// The proposal in words, with the rule.
     pub why: String,
 }
@@ -196,7 +196,7 @@ pub struct MetricExplanation {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct MetricError {
+pub struct HpaMetricError {
     pub reason: String,
     pub message: String,
 }
@@ -205,7 +205,7 @@ pub struct MetricError {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct PodExplanation {
+pub struct HpaPodExplanation {
     pub name: String,
     /// `ready`, `unready`, `missing` or `ignored`.
     pub class: String,
@@ -220,7 +220,7 @@ pub struct PodExplanation {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct RebalanceExplanation {
+pub struct HpaRebalanceExplanation {
     /// What the pods without a sample were assumed to use, in words (`None`: none
     /// missing, or left out).
     #[cfg_attr(feature = "ts", ts(optional))]
@@ -235,7 +235,7 @@ pub struct RebalanceExplanation {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Chosen {
+pub struct HpaChosen {
     pub replicas: i32,
     pub metric: String,
     /// The count normalization starts from (H-47: negatives as 0).
@@ -245,7 +245,7 @@ pub struct Chosen {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct StabilizationExplanation {
+pub struct HpaStabilizationExplanation {
     /// The legacy window, or the scale-down window (seconds).
     pub down_window_seconds: f64,
     /// The scale-up window (behavior path only).
@@ -267,7 +267,7 @@ pub struct StabilizationExplanation {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct LimitExplanation {
+pub struct HpaLimitExplanation {
     /// `up`, `down` or `none`.
     pub direction: String,
     /// The ScalingLimited reason and whether it is True.
@@ -276,7 +276,7 @@ pub struct LimitExplanation {
     pub message: String,
     pub result: i32,
     /// Behavior path: the direction's policies with their bounds, and `selectPolicy`.
-    pub policies: Vec<PolicyExplanation>,
+    pub policies: Vec<HpaPolicyExplanation>,
     #[cfg_attr(feature = "ts", ts(optional))]
     pub select_policy: Option<String>,
     /// The policy whose bound limited the count (an index into `policies`).
@@ -287,7 +287,7 @@ pub struct LimitExplanation {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct PolicyExplanation {
+pub struct HpaPolicyExplanation {
     #[serde(rename = "type")]
     pub type_: String,
     pub value: i32,
@@ -302,7 +302,7 @@ pub struct PolicyExplanation {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ConditionExplanation {
+pub struct HpaConditionExplanation {
     #[serde(rename = "type")]
     pub type_: String,
     pub status: String,
@@ -316,14 +316,14 @@ pub struct ConditionExplanation {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct MemoryExplanation {
+pub struct HpaMemoryExplanation {
     /// The memory was given (not assumed).
     pub given: bool,
     /// What was assumed, in words (empty when given).
     pub assumed: String,
     /// Unknown memory: the counts the other memories give.
     #[cfg_attr(feature = "ts", ts(optional))]
-    pub range: Option<ReplicaRange>,
+    pub range: Option<HpaReplicaRange>,
     /// The memory to keep after this sync.
     pub after: HpaMemory,
 }
@@ -331,16 +331,16 @@ pub struct MemoryExplanation {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ReplicaRange {
+pub struct HpaReplicaRange {
     pub low: i32,
     pub high: i32,
-    pub tried: Vec<MemoryScenario>,
+    pub tried: Vec<HpaMemoryScenario>,
 }
 
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct MemoryScenario {
+pub struct HpaMemoryScenario {
     pub memory: String,
     pub desired_replicas: i32,
 }
@@ -607,7 +607,7 @@ pub fn explain_hpa(input: &HpaExplainInput) -> Result<HpaExplanation> {
         Some(memory_range(input, &snap, &hpa, &main)?)
     };
     let mut e = describe(input, &snap, &hpa, tol, &main);
-    e.memory = MemoryExplanation {
+    e.memory = HpaMemoryExplanation {
         given,
         assumed: if given { String::new() } else { ASSUMED.into() },
         range,
@@ -646,7 +646,7 @@ fn memory_range(
     snap: &Snapshot,
     hpa: &HorizontalPodAutoscaler,
     main: &Run,
-) -> Result<ReplicaRange> {
+) -> Result<HpaReplicaRange> {
     let current = main.scale.as_ref().map_or(0, |s| s.spec.replicas);
     let proposal = main.trace.normalized.as_ref().map_or(0, |n| n.proposal);
     let high = current
@@ -698,14 +698,14 @@ fn memory_range(
     let mut out = Vec::new();
     for (memory, m) in tried {
         let r = run(sync_input(input, snap, m)?, snap, &input.metrics)?;
-        out.push(MemoryScenario {
+        out.push(HpaMemoryScenario {
             memory,
             desired_replicas: r.done.status.desired_replicas,
         });
     }
     let low = out.iter().map(|s| s.desired_replicas).min().unwrap_or(0);
     let high = out.iter().map(|s| s.desired_replicas).max().unwrap_or(0);
-    Ok(ReplicaRange {
+    Ok(HpaReplicaRange {
         low,
         high,
         tried: out,
@@ -804,14 +804,14 @@ fn current_words(status: &super::model::MetricStatus) -> Option<String> {
     })
 }
 
-fn pods_of(t: &MetricTrace, resource: &str) -> Option<Vec<PodExplanation>> {
+fn pods_of(t: &MetricTrace, resource: &str) -> Option<Vec<HpaPodExplanation>> {
     let p = t.pods.as_ref()?;
     let g = &p.groups;
-    let mut out: Vec<PodExplanation> = p
+    let mut out: Vec<HpaPodExplanation> = p
         .names
         .iter()
         .enumerate()
-        .map(|(i, name)| PodExplanation {
+        .map(|(i, name)| HpaPodExplanation {
             name: name.clone(),
             class: "ready".into(),
             why: None,
@@ -863,7 +863,7 @@ fn metric_explanation(
     status_replicas: i32,
     current: i32,
     tol: Tolerances,
-) -> MetricExplanation {
+) -> HpaMetricExplanation {
     let (label, target) = spec.map_or_else(
         || ("?".to_owned(), "?".to_owned()),
         |s| target_words(s, status_replicas),
@@ -886,7 +886,7 @@ fn metric_explanation(
     });
     let pods = pods_of(t, &resource);
     match &t.outcome {
-        Err(f) => MetricExplanation {
+        Err(f) => HpaMetricExplanation {
             index: t.index,
             type_,
             name: label,
@@ -898,7 +898,7 @@ fn metric_explanation(
             ready_pods: t.ready_pods,
             rebalance: None,
             proposal: None,
-            error: Some(MetricError {
+            error: Some(HpaMetricError {
                 reason: f.reason.into(),
                 message: f.inner.clone(),
             }),
@@ -922,7 +922,7 @@ fn metric_explanation(
                     }
                     (true, false) => "the target (the ratio is below 1)".to_owned(),
                 });
-                RebalanceExplanation {
+                HpaRebalanceExplanation {
                     missing_assumed,
                     unready_assumed_zero: r.unready_zero,
                     new_ratio: r.new_ratio,
@@ -949,7 +949,7 @@ fn metric_explanation(
                 }
                 (None, _) => format!("ratio {:.3}: {} replicas ({rule})", p.ratio, c.replicas),
             };
-            MetricExplanation {
+            HpaMetricExplanation {
                 index: t.index,
                 type_,
                 name: c.name.clone(),
@@ -1029,7 +1029,7 @@ fn describe(
     let (chosen, stabilization, limit) = match &run.trace.normalized {
         None => (None, None, None),
         Some(n) => {
-            let chosen = Some(Chosen {
+            let chosen = Some(HpaChosen {
                 replicas: n.metric_desired,
                 metric: n.metric_name.clone(),
                 proposal: n.proposal,
@@ -1048,7 +1048,7 @@ fn describe(
                         })
                         .flatten();
                     (
-                        StabilizationExplanation {
+                        HpaStabilizationExplanation {
                             down_window_seconds: down_default.as_seconds_f64(),
                             up_window_seconds: None,
                             in_up_window: Vec::new(),
@@ -1058,7 +1058,7 @@ fn describe(
                             bound_by,
                             reason: norm.stabilization.reason.into(),
                         },
-                        LimitExplanation {
+                        HpaLimitExplanation {
                             direction: direction(norm.stabilized, current),
                             reason: norm.limit.reason.into(),
                             limited: norm.limited(),
@@ -1096,7 +1096,7 @@ fn describe(
                         b.scale_down.as_ref()
                     };
                     let moving = norm.stabilized != current;
-                    let policies: Vec<PolicyExplanation> = if moving {
+                    let policies: Vec<HpaPolicyExplanation> = if moving {
                         rules
                             .and_then(|r| r.policies.as_deref())
                             .unwrap_or_default()
@@ -1109,7 +1109,7 @@ fn describe(
                                     input.now,
                                     up,
                                 );
-                                PolicyExplanation {
+                                HpaPolicyExplanation {
                                     type_: p.type_.clone(),
                                     value: p.value,
                                     period_seconds: p.period_seconds,
@@ -1129,7 +1129,7 @@ fn describe(
                         None
                     };
                     (
-                        StabilizationExplanation {
+                        HpaStabilizationExplanation {
                             down_window_seconds: down_w.as_seconds_f64(),
                             up_window_seconds: Some(up_w.as_seconds_f64()),
                             in_up_window: in_up,
@@ -1139,7 +1139,7 @@ fn describe(
                             bound_by,
                             reason: norm.stabilization.reason.into(),
                         },
-                        LimitExplanation {
+                        HpaLimitExplanation {
                             direction: direction(norm.stabilized, current),
                             reason: norm.limit.reason.into(),
                             limited: norm.limited(),
@@ -1170,7 +1170,7 @@ fn describe(
                 .iter()
                 .flatten()
                 .find(|o| o.type_ == c.type_);
-            ConditionExplanation {
+            HpaConditionExplanation {
                 type_: c.type_.clone(),
                 status: c.status.clone(),
                 reason: c.reason.clone(),
@@ -1201,7 +1201,7 @@ fn describe(
         namespace: hpa.metadata.namespace.clone(),
         name: hpa.metadata.name.clone(),
         target: reference,
-        scale: run.scale.as_ref().map(|s| ScaleSummary {
+        scale: run.scale.as_ref().map(|s| HpaScaleSummary {
             spec_replicas: s.spec.replicas,
             status_replicas: s.status.replicas,
             selector: s.status.selector.clone(),
@@ -1213,7 +1213,7 @@ fn describe(
         } else {
             "legacy".into()
         },
-        tolerance: ToleranceBand {
+        tolerance: HpaToleranceBand {
             scale_down: tol.scale_down,
             scale_up: tol.scale_up,
             low: 1.0 - tol.scale_down,
@@ -1231,7 +1231,7 @@ fn describe(
         error: done.error.clone(),
         next_sync,
         requeue_after_seconds: done.requeue_after_seconds,
-        memory: MemoryExplanation {
+        memory: HpaMemoryExplanation {
             given: false,
             assumed: String::new(),
             range: None,
