@@ -56,7 +56,7 @@ test("explain hpa/NAME -f … --metrics …: per metric, the pods, the policy th
 test("explain hpa/NAME without the metrics: the metric fails as upstream's client says", () => {
   const r = run(["explain", "hpa/web", "-f", objects, "--now", NOW]);
   assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stdout, /no proposal: unable to get metrics for resource cpu: no metrics returned from resource metrics API/);
+  assert.match(r.stdout, /no proposal: failed to get cpu utilization: unable to get metrics for resource cpu: no metrics returned from resource metrics API/);
   assert.match(r.stdout, /note: metric 0: no answer of metrics.k8s.io was given/);
   assert.match(r.stdout, /ScalingActive=False FailedGetResourceMetric/);
 });
@@ -111,7 +111,7 @@ test("explain hpa/NAME from a cluster (the dev-server: the HPA, the Deployment's
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /^HorizontalPodAutoscaler shop\/web → Deployment\/web/m);
     assert.match(r.stdout, /scale: 5 replicas \(status 5\), selector app=web/);
-    assert.match(r.stdout, /no proposal: unable to get metrics for resource cpu: unable to fetch metrics from resource metrics API: /);
+    assert.match(r.stdout, /no proposal: failed to get cpu utilization: unable to get metrics for resource cpu: unable to fetch metrics from resource metrics API: /);
     // Nothing was written: the dev-server's Deployment still has 5 replicas.
     assert.equal((await api.get("/apis/apps/v1/namespaces/shop/deployments/web")).spec.replicas, 5);
     const missing = await spawnRun(process.execPath, [cli, "explain", "hpa/nope", "-n", "shop", "--kubeconfig", kubeconfig, "--now", NOW]);

@@ -93,6 +93,7 @@ pub struct HpaExplanation {
     pub target: String,
     /// The Scale as read: `spec.replicas` (the current count), `status.replicas`, the
     /// selector; `None` when it could not be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub scale: Option<HpaScaleSummary>,
     pub min_replicas: i32,
@@ -102,27 +103,33 @@ pub struct HpaExplanation {
     /// H-67/H-144: a ratio within `[low, high]` means no change.
     pub tolerance: HpaToleranceBand,
     /// Which branch of H-38 the sync took, in words (`None` when the scale was not read).
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub branch: Option<String>,
     pub metrics: Vec<HpaMetricExplanation>,
     /// The max over the metrics (H-64): the count and the metric that gave it.
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub chosen: Option<HpaChosen>,
     /// Stabilization (H-104/H-110).
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub stabilization: Option<HpaStabilizationExplanation>,
     /// The rate and min/max limits (H-106, H-112..H-116).
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub limit: Option<HpaLimitExplanation>,
     /// The count the sync decides (the scale is written when it differs from the current).
     pub desired_replicas: i32,
     /// The count written to the scale, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub rescale_to: Option<i32>,
     /// The conditions after the sync.
     pub conditions: Vec<HpaConditionExplanation>,
     pub events: Vec<HpaEvent>,
     /// The error the sync returns (upstream logs it).
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub error: Option<String>,
     /// The sync's writes, in words.
@@ -167,26 +174,34 @@ pub struct HpaMetricExplanation {
     /// The target, in words (`50% of request`, `average 100m per pod`, `value 30`).
     pub target: String,
     /// The current value as the status reports it.
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub current: Option<String>,
     /// The usage ratio the count started from.
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub ratio: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub within_tolerance: Option<bool>,
     /// For the pod metrics: each listed pod and how it counted.
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub pods: Option<Vec<HpaPodExplanation>>,
     /// For Object and External value targets: the ready pods the ratio multiplies (H-95).
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub ready_pods: Option<i64>,
     /// The second pass with the missing and unready pods' assumptions (H-85..H-87).
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub rebalance: Option<HpaRebalanceExplanation>,
     /// The count this metric proposes.
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub proposal: Option<i32>,
     /// Why it proposes nothing: the condition reason and the message (H-74).
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub error: Option<HpaMetricError>,
     /// The proposal in words, with the rule.
@@ -210,9 +225,11 @@ pub struct HpaPodExplanation {
     /// `ready`, `unready`, `missing` or `ignored`.
     pub class: String,
     /// Why it is not ready, missing or ignored, in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub why: Option<String>,
     /// Its sample, in milli-units.
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub value: Option<i64>,
 }
@@ -223,6 +240,7 @@ pub struct HpaPodExplanation {
 pub struct HpaRebalanceExplanation {
     /// What the pods without a sample were assumed to use, in words (`None`: none
     /// missing, or left out).
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub missing_assumed: Option<String>,
     pub unready_assumed_zero: bool,
@@ -249,6 +267,7 @@ pub struct HpaStabilizationExplanation {
     /// The legacy window, or the scale-down window (seconds).
     pub down_window_seconds: f64,
     /// The scale-up window (behavior path only).
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub up_window_seconds: Option<f64>,
     /// The recommendations inside the windows, as the sync read them (before it added
@@ -258,6 +277,7 @@ pub struct HpaStabilizationExplanation {
     pub proposal: i32,
     pub stabilized: i32,
     /// The recommendation that set the stabilized count, when it is not the proposal.
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub bound_by: Option<Recommendation>,
     /// The AbleToScale reason it sets.
@@ -277,9 +297,11 @@ pub struct HpaLimitExplanation {
     pub result: i32,
     /// Behavior path: the direction's policies with their bounds, and `selectPolicy`.
     pub policies: Vec<HpaPolicyExplanation>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub select_policy: Option<String>,
     /// The policy whose bound limited the count (an index into `policies`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub limiting_policy: Option<usize>,
 }
@@ -295,6 +317,7 @@ pub struct HpaPolicyExplanation {
     /// The replicas at the period's start: current, less the scale-ups and plus the
     /// scale-downs remembered inside it (H-115..H-117).
     pub period_start: i32,
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub bound: Option<i32>,
 }
@@ -322,6 +345,7 @@ pub struct HpaMemoryExplanation {
     /// What was assumed, in words (empty when given).
     pub assumed: String,
     /// Unknown memory: the counts the other memories give.
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub range: Option<HpaReplicaRange>,
     /// The memory to keep after this sync.
