@@ -2010,5 +2010,9 @@ fn explain_hpa_is_the_engines_explanation() {
         "MALFORMED",
         "hpa",
     );
-    assert_error(rc::report::explain_hpa(t(&json!({"objects": []}))), "MISSING", "now");
+    assert_error(
+        rc::report::explain_hpa(t(&json!({"objects": []}))),
+        "MISSING",
+        "now",
+    );
 }
