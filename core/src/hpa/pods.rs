@@ -330,17 +330,46 @@ pub(crate) fn group(
 
 /// H-77: is this pod's CPU sample left out as a start-up artefact?
 pub(crate) fn cpu_sample_unready(pod: &PodFacts, sample: &Sample, startup: Startup) -> bool {
+    cpu_unready_why(pod, sample, startup).is_some()
+}
+
+/// Why H-77 leaves a pod's CPU sample out (explain's words for the same test).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CpuUnready {
+    /// No Ready condition, or no start time.
+    NoReadinessOrStart,
+    /// Inside the CPU initialization period and Ready is False.
+    InitializingNotReady,
+    /// Inside the CPU initialization period and the sample's window began before the
+    /// last readiness change.
+    InitializingStaleSample,
+    /// Past the initialization period, Ready is False and it never became ready within
+    /// the initial readiness delay.
+    NeverReady,
+}
+
+/// H-77, with the branch that decided.
+pub(crate) fn cpu_unready_why(
+    pod: &PodFacts,
+    sample: &Sample,
+    startup: Startup,
+) -> Option<CpuUnready> {
     let (Some((ready, transition)), Some(start)) = (pod.ready, pod.start) else {
-        return true;
+        return Some(CpuUnready::NoReadinessOrStart);
     };
     let not_ready = ready == ReadyStatus::False;
     let now = i128::from(startup.now.unix_nanos());
     if start + i128::from(startup.cpu_initialization.as_nanos()) > now {
         // Still initializing: unready, or no full window since the last readiness change.
-        not_ready || go_nanos(sample.timestamp) < transition + i128::from(sample.window.as_nanos())
+        if not_ready {
+            return Some(CpuUnready::InitializingNotReady);
+        }
+        (go_nanos(sample.timestamp) < transition + i128::from(sample.window.as_nanos()))
+            .then_some(CpuUnready::InitializingStaleSample)
     } else {
         // Past initialization: left out only if it never became ready since it started.
-        not_ready && start + i128::from(startup.readiness_delay.as_nanos()) > transition
+        (not_ready && start + i128::from(startup.readiness_delay.as_nanos()) > transition)
+            .then_some(CpuUnready::NeverReady)
     }
 }
 
