@@ -617,8 +617,18 @@ impl Play {
         }
     }
 
-    /// Replaces the Deployment (a user's edit, e.g. a new template).
-    pub fn set_deployment(&mut self, deployment: Wire<Deployment>) {
-        self.deployment = deployment;
+    /// A user's edit of the Deployment's pod template (a rollout): the template
+    /// replaced, the generation moved on.
+    pub fn set_template(&mut self, template: Value) {
+        let generation = self.deployment.metadata.generation.unwrap_or(0) + 1;
+        self.deployment.spec.template = template.clone();
+        self.deployment.metadata.generation = Some(generation);
+        let wire = std::sync::Arc::make_mut(&mut self.deployment.wire);
+        if let Some(spec) = wire.get_mut("spec").and_then(Value::as_object_mut) {
+            spec.insert("template".into(), template);
+        }
+        if let Some(meta) = wire.get_mut("metadata").and_then(Value::as_object_mut) {
+            meta.insert("generation".into(), Value::from(generation));
+        }
     }
 }
