@@ -30,8 +30,10 @@ fn main() -> ExitCode {
         "target": {"type": "Utilization", "averageUtilization": 50}}})];
     let mut loads = Vec::new();
     if args.iter().any(|a| a == "--two-metrics") {
-        metrics.push(json!({"type": "Pods", "pods": {"metric": {"name": "requests_per_second"},
-            "target": {"type": "AverageValue", "averageValue": "10"}}}));
+        metrics.push(
+            json!({"type": "Pods", "pods": {"metric": {"name": "requests_per_second"},
+            "target": {"type": "AverageValue", "averageValue": "10"}}}),
+        );
         loads = vec![json!({}), json!({"factor": 1.5})];
     }
     let rollout = args.iter().any(|a| a == "--rollout").then(|| {

@@ -1,13 +1,15 @@
 //! The rollout forecast (issue point 6): plays a Deployment's rollout forward in time.
 //!
-//! Two controllers take turns over an in-memory API:
-//! - the Deployment controller is the engine's own sync ([`run_sync`], every rule D-xx),
-//!   its calls applied to the model (creates, scales, deletes, status writes);
-//! - the ReplicaSet controller is a reduction of the engine's: each ReplicaSet gets
-//!   `spec.replicas` pods, at most `burstReplicas` (500) created or deleted per pass
-//!   (creation never fails here, so slow-start batches all succeed, R-40..R-45), and a
-//!   scale-down deletes unready pods before ready ones, newest first (the ranking's
-//!   first rules, R-70..R-72).
+//! Two controllers take turns over an in-memory cluster, the shared play of the forecasts
+//! (`deployment/play.rs`), and both are the engine's own:
+//! - the Deployment controller is the engine's sync ([`run_sync`](super::run_sync),
+//!   every rule D-xx), its calls applied to the model (creates, scales, deletes, status
+//!   writes);
+//! - the ReplicaSet controller is the engine's too: the watch-event rules say which
+//!   ReplicaSet to sync, `plan` and `complete` decide (slow-start batches, burst, the
+//!   ranking that picks which pods a scale-down deletes, the status counts and the
+//!   minReadySeconds requeue), and the play only carries out the calls. No ReplicaSet
+//!   rule is restated here.
 //!
 //! The play starts from the pods the snapshot shows, each ReplicaSet's in groups
 //! ([`PodGroup`]: available, ready, starting, unready past the start-up time,
@@ -16,8 +18,9 @@
 //! their start-up time, the ones unready past it or restarting never do. A snapshot
 //! without pods is read from the ReplicaSets' status counts instead.
 //!
-//! Pods the controllers create start up in a seeded model: ready `startup` (plus a seeded
-//! jitter) after their creation, available `minReadySeconds` later. The new template's
+//! Pods the controllers create start up in a seeded model: Running at once, Ready
+//! `startup` (plus a seeded jitter) after their creation (available `minReadySeconds`
+//! later, as the status rules count it). The new template's
 //! pods fail as its observed pods do (all of them never ready: the new ones neither); a
 //! [`FailureModel`] other than `observed` overrides what the cluster shows. Deleted pods
 //! go at once (no grace period).
@@ -25,8 +28,9 @@
 //! A Progressing condition already `ProgressDeadlineExceeded` does not stop the play: the
 //! controllers keep scaling when pods become ready (the condition goes back to
 //! `ReplicaSetUpdated`), so the forecast ends stalled only when nothing is left to happen.
-//! Time jumps from event to event (a pod becoming available, the controller's requeue
-//! for the progress deadline), rounded up to the `interval`. Same seed, same forecast:
+//! Time jumps from event to event (a pod becoming ready, a ReplicaSet's requeue, the
+//! Deployment controller's requeue for the progress deadline), rounded up to the
+//! `interval`. Same seed, same forecast:
 //! the only randomness is [`Rng`], and there is no clock.
 
 use std::collections::BTreeMap;

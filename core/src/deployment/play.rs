@@ -124,6 +124,8 @@ pub(crate) struct Play {
     made: u64,
     /// Resource versions given so far.
     version: u64,
+    /// The pod each starting ReplicaSet's pods are made from (read once).
+    templates: BTreeMap<String, Pod>,
     /// Counts every change to the pods (a host caching a pod list compares it).
     pub pods_version: u64,
     /// ReplicaSet syncs played.
@@ -147,6 +149,7 @@ impl Play {
             due: BTreeMap::new(),
             before: BTreeMap::new(),
             made: 0,
+            templates: BTreeMap::new(),
             version: 0,
             pods_version: 0,
             rs_syncs: 0,
@@ -183,8 +186,14 @@ impl Play {
 
     /// A pod of `rs` the cluster holds at the start (`name` empty: one is made).
     pub fn add_pod(&mut self, rs: &Rs, name: &str, created: i64, life: PodLife, tag: u8) {
-        let template = crate::template::pod_from_template(&rs.typed, &self.config.owner_kind);
-        let Ok(pod) = crate::input::from_value::<Pod>(template) else {
+        if self.templates.get(&rs.metadata.name).is_none() {
+            let template = crate::template::pod_from_template(&rs.typed, &self.config.owner_kind);
+            let Ok(pod) = crate::input::from_value::<Pod>(template) else {
+                return;
+            };
+            self.templates.insert(rs.metadata.name.clone(), pod);
+        }
+        let Some(pod) = self.templates.get(&rs.metadata.name).cloned() else {
             return;
         };
         let name = if name.is_empty() {

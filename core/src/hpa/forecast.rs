@@ -68,8 +68,8 @@ use super::events::HpaEvent;
 use super::machine::{run_sync, GroupResource, HpaAnswer, HpaCall, HpaSyncInput};
 use super::memory::HpaMemory;
 use super::model::{
-    HorizontalPodAutoscaler, HpaConfig, HpaGates, HpaPod, HpaStatus, MetricResponse,
-    MetricSpec, MetricStatus, MetricTarget, PodMetric, Scale, ScaleSpec, ScaleStatus,
+    HorizontalPodAutoscaler, HpaConfig, HpaGates, HpaPod, HpaStatus, MetricResponse, MetricSpec,
+    MetricStatus, MetricTarget, PodMetric, Scale, ScaleSpec, ScaleStatus,
 };
 use super::status::{ABLE_TO_SCALE, SCALING_LIMITED};
 
@@ -276,7 +276,7 @@ pub struct HpaForecastInput {
     /// What drives each metric, index for index with `hpa.spec.metrics` (a metric
     /// without an entry reads `load`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[cfg_attr(feature = "ts", ts(optional))]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<MetricLoad>>", optional))]
     pub metrics: Vec<MetricLoad>,
     #[serde(default)]
     #[cfg_attr(
@@ -646,7 +646,6 @@ fn points_at(points: &[LoadPoint], t: f64) -> f64 {
     }
 }
 
-
 // ---------------------------------------------------------------------------------------
 // The metrics
 
@@ -758,13 +757,19 @@ fn driver(i: usize, m: &MetricSpec, pods: &PodModel) -> Result<(String, Driver, 
         ))
     };
     let (name, driver, container) = match (m.type_.as_str(), m) {
-        ("Resource", MetricSpec {
-            resource: Some(r), ..
-        }) => per_pod(&r.name, &r.target, None)?,
-        ("ContainerResource", MetricSpec {
-            container_resource: Some(c),
-            ..
-        }) => per_pod(&c.name, &c.target, Some(c.container.clone()))?,
+        (
+            "Resource",
+            MetricSpec {
+                resource: Some(r), ..
+            },
+        ) => per_pod(&r.name, &r.target, None)?,
+        (
+            "ContainerResource",
+            MetricSpec {
+                container_resource: Some(c),
+                ..
+            },
+        ) => per_pod(&c.name, &c.target, Some(c.container.clone()))?,
         ("Pods", MetricSpec { pods: Some(p), .. }) => {
             if p.target.type_ != "AverageValue" {
                 return Err(metric_error(
@@ -784,12 +789,18 @@ fn driver(i: usize, m: &MetricSpec, pods: &PodModel) -> Result<(String, Driver, 
                 None,
             )
         }
-        ("Object", MetricSpec {
-            object: Some(o), ..
-        }) => single(&o.metric.name, &o.target, false)?,
-        ("External", MetricSpec {
-            external: Some(e), ..
-        }) => single(&e.metric.name, &e.target, true)?,
+        (
+            "Object",
+            MetricSpec {
+                object: Some(o), ..
+            },
+        ) => single(&o.metric.name, &o.target, false)?,
+        (
+            "External",
+            MetricSpec {
+                external: Some(e), ..
+            },
+        ) => single(&e.metric.name, &e.target, true)?,
         _ => {
             return Err(metric_error(
                 i,
@@ -810,7 +821,10 @@ fn driver(i: usize, m: &MetricSpec, pods: &PodModel) -> Result<(String, Driver, 
 }
 
 /// Every metric of `hpa` as the forecast drives it, and the one container of the pods.
-fn driven(hpa: &HorizontalPodAutoscaler, input: &HpaForecastInput) -> Result<(Vec<Driven>, String)> {
+fn driven(
+    hpa: &HorizontalPodAutoscaler,
+    input: &HpaForecastInput,
+) -> Result<(Vec<Driven>, String)> {
     let specs = hpa.metrics();
     if input.metrics.len() > specs.len() {
         return Err(Error::Config {
@@ -933,7 +947,10 @@ fn check(input: &HpaForecastInput) -> Result<()> {
     }
     if let Some(r) = &input.rollout {
         if !(r.at_seconds.is_finite() && r.at_seconds >= 0.0) {
-            return Err(config("rollout.atSeconds", "must be a finite number, not negative"));
+            return Err(config(
+                "rollout.atSeconds",
+                "must be a finite number, not negative",
+            ));
         }
         if let Some(p) = &r.pods {
             check_pods(p, "rollout.pods")?;
@@ -1014,7 +1031,10 @@ fn replica_set(
     {
         labels.insert("pod-template-hash".into(), Value::from(hash.clone()));
     }
-    let labels = template.pointer("/metadata/labels").cloned().unwrap_or(Value::Null);
+    let labels = template
+        .pointer("/metadata/labels")
+        .cloned()
+        .unwrap_or(Value::Null);
     Wire::from_value(json!({
         "apiVersion": "apps/v1", "kind": "ReplicaSet",
         "metadata": {"name": format!("{}-{hash}", d.metadata.name), "namespace": d.metadata.namespace,
@@ -1046,33 +1066,48 @@ struct Listing {
 }
 
 impl Listing {
-    /// The pods as they are at `now` (the play has shown every change up to it).
+    /// The pods as they are at `now` (the play has shown every change up to it). The
+    /// list follows the play's pods in name order: kept pods are moved, not copied, and
+    /// only a pod whose stage changed is written again.
     fn refresh(&mut self, play: &Play, now: i64) {
         if self.version == play.pods_version {
             return;
         }
         self.version = play.pods_version;
-        let pods = play
-            .pods
-            .iter()
-            .map(|(name, p)| {
-                let mut pod = self.template.clone();
-                pod.metadata.name.clone_from(name);
-                pod.status.start_time = Some(play.at(p.created));
-                let (phase, ready, since) = match p.life.stage(now) {
-                    Stage::Pending => ("Pending", "False", p.created),
-                    Stage::Starting => ("Running", "False", p.created),
-                    Stage::Ready => ("Running", "True", p.life.ready.unwrap_or(p.created)),
-                };
+        let list = Arc::make_mut(&mut self.pods);
+        let mut old = std::mem::take(list).into_iter().peekable();
+        for (name, p) in &play.pods {
+            while old.next_if(|o| o.metadata.name < *name).is_some() {}
+            let mut pod = match old.next_if(|o| o.metadata.name == *name) {
+                Some(pod) => pod,
+                None => {
+                    let mut pod = self.template.clone();
+                    pod.metadata.name.clone_from(name);
+                    pod.status.start_time = Some(play.at(p.created));
+                    pod.status.phase.clear();
+                    pod
+                }
+            };
+            let (phase, ready, since) = match p.life.stage(now) {
+                Stage::Pending => ("Pending", "False", p.created),
+                Stage::Starting => ("Running", "False", p.created),
+                Stage::Ready => ("Running", "True", p.life.ready.unwrap_or(p.created)),
+            };
+            if pod.status.phase != phase
+                || pod
+                    .status
+                    .conditions
+                    .first()
+                    .is_some_and(|c| c.status != ready)
+            {
                 pod.status.phase = phase.to_owned();
                 if let Some(c) = pod.status.conditions.first_mut() {
                     c.status = ready.to_owned();
                     c.last_transition_time = Some(play.at(since));
                 }
-                pod
-            })
-            .collect();
-        self.pods = Arc::new(pods);
+            }
+            list.push(pod);
+        }
     }
 }
 
@@ -1214,8 +1249,19 @@ fn start_cluster(
     let v1 = pod_template(container, &input.pods, 1);
     let v2 = pod_template(container, &input.pods, 2);
     let partway = rollout.and_then(|r| r.partway);
-    let (template, revision) = if partway.is_some() { (&v2, 2) } else { (&v1, 1) };
-    let d = deployment(namespace, name, input.initial_replicas, template, strategy, revision)?;
+    let (template, revision) = if partway.is_some() {
+        (&v2, 2)
+    } else {
+        (&v1, 1)
+    };
+    let d = deployment(
+        namespace,
+        name,
+        input.initial_replicas,
+        template,
+        strategy,
+        revision,
+    )?;
     let mut sets = Vec::new();
     match partway {
         Some(p) => {
@@ -1348,7 +1394,18 @@ pub fn forecast(input: &HpaForecastInput) -> Result<HpaForecast> {
         let answers: Vec<Arc<MetricResponse>> = metrics
             .iter()
             .zip(&loads)
-            .map(|(m, &l)| Arc::new(sample(&m.driver, l, &cluster, &listing, (now, now_ms, window_ms), ready, input, &mut rng)))
+            .map(|(m, &l)| {
+                Arc::new(sample(
+                    &m.driver,
+                    l,
+                    &cluster,
+                    &listing,
+                    (now, now_ms, window_ms),
+                    ready,
+                    input,
+                    &mut rng,
+                ))
+            })
             .collect();
 
         let d = &cluster.play.deployment;
@@ -1379,10 +1436,7 @@ pub fn forecast(input: &HpaForecastInput) -> Result<HpaForecast> {
                 pods: Arc::clone(&listed),
             },
             HpaCall::FetchMetric { index, .. } => HpaAnswer::Metric {
-                response: answers
-                    .get(*index)
-                    .cloned()
-                    .unwrap_or_default(),
+                response: answers.get(*index).cloned().unwrap_or_default(),
             },
             HpaCall::UpdateStatus { object, .. } => {
                 written = Some(object.clone());

@@ -231,8 +231,14 @@ fn a_rollout_partway_takes_the_hpas_scale_up_on_both_replica_sets_and_completes(
         .iter()
         .find(|s| s.seconds == write.seconds + 15)
         .expect("next sync");
-    assert!(next.old_replicas > write.old_replicas, "{write:?} then {next:?}");
-    assert!(next.new_replicas > write.new_replicas, "{write:?} then {next:?}");
+    assert!(
+        next.old_replicas > write.old_replicas,
+        "{write:?} then {next:?}"
+    );
+    assert!(
+        next.new_replicas > write.new_replicas,
+        "{write:?} then {next:?}"
+    );
     assert!(next.new_replicas + next.old_replicas <= to + 2, "{next:?}");
     // Never more pods than spec.replicas + maxSurge (the rollout's bound, D-08) once the
     // controllers acted on each write; no old replica left at the end.
@@ -266,8 +272,10 @@ fn a_rollout_during_a_scale_up_holds_the_hpa_back_while_new_pods_start() {
         })
     };
     let calm = play(base(Value::Null));
-    let rolled = play(base(json!({"atSeconds": 180, "maxSurge": "25%", "maxUnavailable": 0,
-                                  "pods": {"readySeconds": 60}})));
+    let rolled = play(base(
+        json!({"atSeconds": 180, "maxSurge": "25%", "maxUnavailable": 0,
+                                  "pods": {"readySeconds": 60}}),
+    ));
     let reach = |f: &HpaForecast| {
         f.steps
             .iter()
@@ -275,9 +283,17 @@ fn a_rollout_during_a_scale_up_holds_the_hpa_back_while_new_pods_start() {
             .map(|s| s.seconds)
             .expect("reaches 16")
     };
-    assert!(reach(&rolled) > reach(&calm), "{} vs {}", reach(&rolled), reach(&calm));
+    assert!(
+        reach(&rolled) > reach(&calm),
+        "{} vs {}",
+        reach(&rolled),
+        reach(&calm)
+    );
     assert!(calm.totals.rollout_seconds.is_none());
-    let done = rolled.totals.rollout_seconds.expect("the rollout completes");
+    let done = rolled
+        .totals
+        .rollout_seconds
+        .expect("the rollout completes");
     assert!(done >= 60, "{done}");
     // While the rollout runs, there are old and new replicas at once.
     assert!(rolled
@@ -319,14 +335,15 @@ fn of_two_metrics_the_one_reading_more_load_drives_the_count() {
     assert_eq!(row.metrics[1].name, "requests_per_second");
     assert_eq!((row.metrics[0].load, row.metrics[1].load), (8.0, 12.0));
     // At 12 replicas the cpu sits below its target, the Pods metric at it.
-    assert!(row.metrics[0].utilization.is_some_and(|u| u < 40), "{row:?}");
+    assert!(
+        row.metrics[0].utilization.is_some_and(|u| u < 40),
+        "{row:?}"
+    );
     assert_eq!(row.metrics[1].average_value.as_deref(), Some("10"));
     // The event names the dominating metric.
-    assert!(pods_heavy
-        .steps
-        .iter()
-        .flat_map(|s| &s.events)
-        .any(|e| e.message.contains("pods metric requests_per_second above target")));
+    assert!(pods_heavy.steps.iter().flat_map(|s| &s.events).any(|e| e
+        .message
+        .contains("pods metric requests_per_second above target")));
     // Capacity is judged against the highest load of any metric.
     assert!(pods_heavy.totals.seconds_under_capacity > 0);
 }
@@ -404,7 +421,10 @@ fn bad_input_is_refused_with_its_path() {
         json!({"rollout": {"partway": {"old": -1, "new": 2}}}),
         "rollout.partway.old",
     );
-    refused(json!({"rollout": {"pods": {"noise": 3}}}), "rollout.pods.noise");
+    refused(
+        json!({"rollout": {"pods": {"noise": 3}}}),
+        "rollout.pods.noise",
+    );
     refused(
         json!({"hpa": {"metadata": {"name": "w", "namespace": "d"}, "spec": {"maxReplicas": 5,
             "scaleTargetRef": {"kind": "Deployment", "name": "w"},
