@@ -186,7 +186,7 @@ impl Play {
 
     /// A pod of `rs` the cluster holds at the start (`name` empty: one is made).
     pub fn add_pod(&mut self, rs: &Rs, name: &str, created: i64, life: PodLife, tag: u8) {
-        if self.templates.get(&rs.metadata.name).is_none() {
+        if !self.templates.contains_key(&rs.metadata.name) {
             let template = crate::template::pod_from_template(&rs.typed, &self.config.owner_kind);
             let Ok(pod) = crate::input::from_value::<Pod>(template) else {
                 return;
