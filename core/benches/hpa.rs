@@ -10,7 +10,8 @@
 //!
 //! `cargo bench -p replicore --bench hpa` prints criterion's figures, then one line per
 //! size with the median of its own timing loop beside upstream's quiet median on this
-//! machine (`upstream / engine` = how many times faster).
+//! machine (`upstream / engine` = how many times faster). `HPA_BENCH_PODS=1000` limits
+//! that summary to one size (for a profiler).
 //!
 //! `hpa_forecast/1h_100replicas`: the autoscaling forecast of one hour at 15 s syncs (241
 //! whole syncs, the pod model and its samples built for each) of an HPA holding about 100
@@ -159,21 +160,41 @@ fn hpa_forecast(c: &mut Criterion) {
     );
 }
 
-/// The median of `rounds` timed batches, per sync, beside upstream's figure.
+/// This thread's CPU time so far (Linux: `/proc/thread-self/schedstat`), in ns: unlike
+/// the wall time it leaves out the time other processes held the core.
+fn thread_cpu_ns() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    text.split_whitespace().next()?.parse().ok()
+}
+
+/// The median of 15 timed batches, per sync, beside upstream's figure (wall time, and
+/// this thread's CPU time where the system tells it).
 fn summary() {
     let mut engine_1k = 0.0;
+    let only: Option<usize> = std::env::var("HPA_BENCH_PODS")
+        .ok()
+        .and_then(|v| v.parse().ok());
     for (pods, upstream) in UPSTREAM_NS {
+        if only.is_some_and(|o| o != pods) {
+            continue;
+        }
         let p = prepare(pods);
         let batch = (2_000_000 / pods).max(1);
         let mut per = Vec::new();
+        let mut cpu = Vec::new();
         for _ in 0..15 {
             let start = Instant::now();
+            let cpu_start = thread_cpu_ns();
             for _ in 0..batch {
                 black_box(sync(&p));
             }
             per.push(start.elapsed().as_nanos() as f64 / batch as f64);
+            if let (Some(a), Some(b)) = (cpu_start, thread_cpu_ns()) {
+                cpu.push((b - a) / batch as f64);
+            }
         }
         per.sort_by(f64::total_cmp);
+        cpu.sort_by(f64::total_cmp);
         let median = per[per.len() / 2];
         if pods == 1000 {
             engine_1k = median;
@@ -186,8 +207,11 @@ fn summary() {
         } else {
             String::new()
         };
+        let cpu = cpu
+            .get(cpu.len() / 2)
+            .map_or(String::new(), |c| format!(", CPU {:.1} µs", c / 1000.0));
         println!(
-            "hpa sync, {pods:>5} pods: {:>9.1} µs median (upstream {:>8.1} µs: {:.0}x faster{linear})",
+            "hpa sync, {pods:>5} pods: {:>9.1} µs median{cpu} (upstream {:>8.1} µs: {:.0}x faster{linear})",
             median / 1000.0,
             upstream / 1000.0,
             upstream / median

@@ -1,10 +1,16 @@
 //! Prints an autoscaling forecast: an HPA (cpu at 50 %, min 2, max 20, a scale-up policy of
 //! 4 pods per 60 s) over a step load from 4 to 16 pods at target at 2 min and back to 3 at
 //! 10 min, pods Ready 30 s after creation; the syncs where something happened, then the
-//! totals.
+//! totals. The scale target is a Deployment: `new` and `old` are its ReplicaSets'
+//! replicas.
+//!
+//! `--rollout`: a new template rolls out at 3 min (maxSurge 25 %, maxUnavailable 0), its
+//! pods Ready 60 s after creation, while the HPA scales up. `--two-metrics`: a second
+//! metric (a Pods metric, `requests_per_second` at 10 per pod) reads 1.5 × the load and
+//! drives the count.
 //!
 //! ```text
-//! cargo run --release -p replicore --example hpa_forecast -- [--seed N] [--json]
+//! cargo run --release -p replicore --example hpa_forecast -- [--seed N] [--rollout] [--two-metrics] [--json]
 //! ```
 
 use std::process::ExitCode;
@@ -20,14 +26,27 @@ fn main() -> ExitCode {
         .and_then(|i| args.get(i + 1))
         .and_then(|s| s.parse::<u64>().ok())
         .unwrap_or(1);
+    let mut metrics = vec![json!({"type": "Resource", "resource": {"name": "cpu",
+        "target": {"type": "Utilization", "averageUtilization": 50}}})];
+    let mut loads = Vec::new();
+    if args.iter().any(|a| a == "--two-metrics") {
+        metrics.push(
+            json!({"type": "Pods", "pods": {"metric": {"name": "requests_per_second"},
+            "target": {"type": "AverageValue", "averageValue": "10"}}}),
+        );
+        loads = vec![json!({}), json!({"factor": 1.5})];
+    }
+    let rollout = args.iter().any(|a| a == "--rollout").then(|| {
+        json!({"atSeconds": 180, "maxSurge": "25%", "maxUnavailable": 0,
+               "pods": {"readySeconds": 60}})
+    });
     let input = HpaForecastInput::from_value(json!({
         "hpa": {
             "metadata": {"name": "web", "namespace": "default"},
             "spec": {
                 "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
                 "minReplicas": 2, "maxReplicas": 20,
-                "metrics": [{"type": "Resource", "resource": {"name": "cpu",
-                    "target": {"type": "Utilization", "averageUtilization": 50}}}],
+                "metrics": metrics,
                 "behavior": {"scaleUp": {"policies": [{"type": "Pods", "value": 4, "periodSeconds": 60}]}}
             }
         },
@@ -35,6 +54,8 @@ fn main() -> ExitCode {
             {"atSeconds": 0, "load": 4}, {"atSeconds": 120, "load": 4}, {"atSeconds": 120, "load": 16},
             {"atSeconds": 600, "load": 16}, {"atSeconds": 600, "load": 3}]},
         "pods": {"readySeconds": 30},
+        "metrics": loads,
+        "rollout": rollout,
         "initialReplicas": 4,
         "durationSeconds": 1200,
         "seed": seed
@@ -52,12 +73,18 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     println!(
-        "{:>6} {:>5} {:>5} {:>5} {:>5} {:>5} {:>7}  limited by / event",
-        "t(s)", "load", "util", "pods", "ready", "want", "written"
+        "{:>6} {:>5} {:>5} {:>4} {:>4} {:>5} {:>5} {:>5} {:>7}  limited by / event",
+        "t(s)", "load", "util", "new", "old", "pods", "ready", "want", "written"
     );
-    let mut last: Option<(i32, i32, Option<String>)> = None;
+    let mut last: Option<(i32, i32, i32, i32, Option<String>)> = None;
     for s in &f.steps {
-        let now = (s.pods, s.ready_pods, s.limited_by.clone());
+        let now = (
+            s.new_replicas,
+            s.old_replicas,
+            s.pods,
+            s.ready_pods,
+            s.limited_by.clone(),
+        );
         if s.rescaled_to.is_none() && last.as_ref() == Some(&now) {
             continue;
         }
@@ -70,10 +97,12 @@ fn main() -> ExitCode {
             .collect::<Vec<_>>()
             .join("; ");
         println!(
-            "{:>6} {:>5.1} {:>4}% {:>5} {:>5} {:>5} {:>7}  {}",
+            "{:>6} {:>5.1} {:>4}% {:>4} {:>4} {:>5} {:>5} {:>5} {:>7}  {}",
             s.seconds,
             s.load,
             s.utilization.map_or("-".into(), |u| u.to_string()),
+            s.new_replicas,
+            s.old_replicas,
             s.pods,
             s.ready_pods,
             s.desired_replicas,
@@ -99,5 +128,8 @@ fn main() -> ExitCode {
         "seconds under capacity {}, over-provisioned pod-seconds {:.0}, peak pods {}",
         t.seconds_under_capacity, t.over_provisioned_pod_seconds, t.peak_pods
     );
+    if let Some(r) = t.rollout_seconds {
+        println!("rollout done {r} s after it started");
+    }
     ExitCode::SUCCESS
 }

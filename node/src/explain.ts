@@ -7,8 +7,8 @@
 // every decision is the engine's.
 
 import * as raw from "./wasm-full/replicore_full.js";
-import { fromText, guard, json, utf8, withNow } from "./json-text.js";
-import type { Explanation, ExplainOptions, HostInput, ReportOptions } from "./types.js";
+import { fromText, guard, iso, json, record, utf8, withNow } from "./json-text.js";
+import type { Explanation, ExplainOptions, HostInput, HpaExplainInput, HpaExplanation, ReportOptions } from "./types.js";
 
 export type * from "./types.js";
 export { isReplicoreError } from "./json-text.js";
@@ -44,4 +44,17 @@ export function explainText(listJson: string, options: HostInput<ReportOptions>)
  */
 export function explainReport(listJson: string, options: HostInput<ReportOptions>): Explanation | Record<string, unknown> {
   return guard("", () => fromText(raw.explainReport(utf8(listJson), json(withNow(options, "options"), "options"))));
+}
+
+/**
+ * "Why N?" for a HorizontalPodAutoscaler: what its next sync decides and why, from a
+ * snapshot (`objects`: `kubectl get hpa,deploy,rs,pods -o json`; `metrics`: the metrics
+ * APIs' answers as `kubectl get --raw` prints them). The engine's sync, run and recorded
+ * (core/src/hpa/explain.rs); `text` is what `replicore explain hpa/NAME` prints.
+ */
+export function explainHpa(input: HostInput<HpaExplainInput>): HpaExplanation {
+  return guard("", () => {
+    const o = record(input, "");
+    return fromText(raw.explainHpa(json({ ...o, now: iso(o.now, "now") }, "")));
+  });
 }

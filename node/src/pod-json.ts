@@ -109,6 +109,9 @@ export function openObject(fields: Record<string, Writer>): Writer {
   return fieldsWriter(Object.entries(fields), true);
 }
 
+/** A field never written (as `JSON.stringify` skips a field whose value is `undefined`). */
+export const omitted: Writer = () => undefined;
+
 /** The writer of a list of items written by `item`. */
 export function listOf(item: Writer): Writer {
   return listWriter(item);

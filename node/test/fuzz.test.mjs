@@ -218,6 +218,12 @@ test("10,000 random calls over every export answer with a value or a ReplicoreEr
     hpa: { metadata: { name: "web", namespace: "shop" }, spec: { scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "web" }, maxReplicas: 5 } },
   };
   const hpaState = replicore.hpaSyncStart(hpaInput);
+  // A snapshot for "why N?": the HPA, its Deployment, the external metric's answer.
+  const hpaExplainInput = {
+    now: NOW,
+    objects: { kind: "List", items: [{ kind: "HorizontalPodAutoscaler", ...hpaInput.hpa }, { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web", namespace: "shop" }, spec: { replicas: 2, selector: { matchLabels: { app: "web" } } } }] },
+    metrics: [{ kind: "PodMetricsList", apiVersion: "metrics.k8s.io/v1beta1", items: [] }],
+  };
   // The "replicore/explain" entry (the explain report and pod facts), over the full module.
   const explainApi = {
     explain: () => explainEntry.explain(arg(list), arg({ now: NOW })),
@@ -228,6 +234,7 @@ test("10,000 random calls over every export answer with a value or a ReplicoreEr
     deletionCostAnnotation: () => explainEntry.deletionCostAnnotation(),
     explainJson: () => explainEntry.explainJson(rnd() < 0.3 ? JSON.stringify(list) : value(), arg({ now: NOW, replicas: 1 })),
     isReplicoreError: () => explainEntry.isReplicoreError(value()),
+    explainHpa: () => explainEntry.explainHpa(arg(hpaExplainInput)),
   };
   const depState = replicore.deploymentSyncStart(depInput);
   const rejections = [];

@@ -1,7 +1,9 @@
 // The autoscaling forecast through the package (hpaForecast): same seed same result, a
 // step load scales up within the scale-up policy per period and never above max, a drop
-// scales down only once the stabilization window has passed, bad input is refused with a
-// ReplicoreError naming the field while the module keeps working. The decisions are the
+// scales down only once the stabilization window has passed, a rollout partway takes the
+// HPA's writes on both ReplicaSets, of two metrics the one reading more load drives the
+// count, bad input is refused with a ReplicoreError naming the field while the module
+// keeps working. The decisions are the
 // engine's HPA sync (core/src/hpa/forecast.rs); the Rust tests are
 // core/tests/engine/hpa_forecast.rs.
 import { test } from "node:test";
@@ -88,11 +90,78 @@ test("a drop scales down only after the stabilization window", () => {
   }
 });
 
+// The Deployment at 10 replicas with a rollout partway (old 6, new 4; maxSurge 2,
+// maxUnavailable 0; new pods Ready 60 s after creation), the load stepping from 10 to 16
+// pods at target at 60 s.
+const rolloutPartway = (seed) => ({
+  hpa: hpa({ scaleUp: { policies: [{ type: "Pods", value: 4, periodSeconds: 60 }] } }),
+  load: { kind: "step", from: 10, to: 16, atSeconds: 60 },
+  initialReplicas: 10,
+  rollout: { maxSurge: 2, maxUnavailable: 0, partway: { old: 6, new: 4 }, pods: { readySeconds: 60 } },
+  durationSeconds: 900,
+  seed,
+});
+
+test("a rollout partway takes the HPA's scale-up on both ReplicaSets and completes", () => {
+  const f = hpaForecast(rolloutPartway(2));
+  assert.deepEqual(f, hpaForecast(rolloutPartway(2)));
+  assert.deepEqual([f.steps[0].newReplicas, f.steps[0].oldReplicas], [6, 6]);
+  // At 60 s the just-Ready and the Pending new pods count at 0 % for a scale-up: the
+  // ratio falls inside the tolerance; the HPA writes at 75 s.
+  const at60 = f.steps.find((s) => s.seconds === 60);
+  assert.equal(at60.rescaledTo, undefined);
+  assert.equal(at60.scalingLimited, "DesiredWithinRange");
+  const write = f.steps.find((s) => s.rescaledTo != null);
+  assert.deepEqual([write.seconds, write.rescaledTo], [75, 14]);
+  // The Deployment controller splits the new count over both ReplicaSets.
+  const next = f.steps.find((s) => s.seconds === 90);
+  assert.ok(next.oldReplicas > write.oldReplicas && next.newReplicas > write.newReplicas, JSON.stringify(next));
+  const last = f.steps.at(-1);
+  assert.equal(last.oldReplicas, 0);
+  assert.equal(last.newReplicas, last.replicas);
+  assert.ok(f.totals.rolloutSeconds > 60 && f.totals.rolloutSeconds < 900, JSON.stringify(f.totals));
+});
+
+test("of two metrics, the one reading more load drives the count", () => {
+  const two = (factor) =>
+    hpaForecast({
+      hpa: {
+        ...hpa(undefined),
+        spec: {
+          ...hpa(undefined).spec,
+          metrics: [
+            { type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 50 } } },
+            { type: "Pods", pods: { metric: { name: "requests_per_second" }, target: { type: "AverageValue", averageValue: "10" } } },
+          ],
+        },
+      },
+      load: { kind: "step", from: 4, to: 8, atSeconds: 60 },
+      metrics: [{}, { factor }],
+      pods: { noise: 0 },
+      initialReplicas: 4,
+      durationSeconds: 600,
+      seed: 4,
+    });
+  assert.equal(two(1).steps.at(-1).replicas, 8);
+  const heavy = two(1.5).steps.at(-1);
+  assert.equal(heavy.replicas, 12);
+  assert.deepEqual(
+    heavy.metrics.map((m) => [m.name, m.load]),
+    [
+      ["cpu", 8],
+      ["requests_per_second", 12],
+    ],
+  );
+  assert.equal(heavy.metrics[1].averageValue, "10");
+});
+
 test("bad input is refused with its path and the module keeps working", () => {
   for (const [patch, path] of [
     [{ load: { kind: "points", points: [] } }, "load.points"],
     [{ pods: { noise: 2 } }, "pods.noise"],
     [{ load: { kind: "sine" } }, "load"],
+    [{ metrics: [{ factor: -1 }] }, "metrics[0].factor"],
+    [{ rollout: { partway: { old: -1, new: 2 } } }, "rollout.partway.old"],
   ]) {
     assert.throws(
       () => hpaForecast({ ...stepUp(1), ...patch }),

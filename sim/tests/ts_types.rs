@@ -20,7 +20,8 @@ use replicore::explain::facts::PodFacts;
 use replicore::explain::report::ReportOptions;
 use replicore::explain::{ExplainOptions, Explanation};
 use replicore::hpa::{
-    HpaAnswer, HpaForecast, HpaForecastInput, HpaStep, HpaSyncInput, HpaSyncState,
+    HpaAnswer, HpaExplainInput, HpaExplanation, HpaForecast, HpaForecastInput, HpaStep,
+    HpaSyncInput, HpaSyncState,
 };
 use replicore::replicaset::rank::{NamedRankedPod, RankOptions};
 use replicore::replicaset::slowstart::SlowStartResult;
@@ -51,6 +52,9 @@ fn export(cfg: &Config) -> Result<(), ts_rs::ExportError> {
     // The autoscaling forecast: its input and its result.
     HpaForecastInput::export_all(cfg)?;
     HpaForecast::export_all(cfg)?;
+    // "Why N?": the autoscaler's explanation, its input and its result.
+    HpaExplainInput::export_all(cfg)?;
+    HpaExplanation::export_all(cfg)?;
     // The simulator's Deployment sync trace (replicore-sim, node/src/sim-types.ts).
     StepCalls::export_all(cfg)?;
     StepCounts::export_all(cfg)?;

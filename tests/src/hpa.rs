@@ -5,7 +5,7 @@
 
 use replicore::hpa::calculator::{self, Context, ObjectRef, StartupPeriods, Tolerances};
 use replicore::hpa::model::{HpaPod, MetricResponse};
-use replicore::hpa::pods::PodNames;
+use replicore::hpa::pods::{PodFacts, PodNames};
 use replicore::hpa::{
     GroupResource, HpaAnswer, HpaCall, HpaMemory, HpaSync, HpaSyncDone, HpaSyncInput,
 };
@@ -75,9 +75,11 @@ pub fn judge_hpa_replicas(case: &Value) -> Judged {
         })
         .collect();
     let names = PodNames::dedupe(&mut listed, |p| p.metadata.name.as_str());
+    let facts: Vec<PodFacts> = listed.iter().map(|p| PodFacts::of(p)).collect();
     let ctx = Context {
         pods: &listed,
         names: &names,
+        facts: &facts,
         startup: StartupPeriods {
             cpu_initialization: seconds(&input["cpuInitializationPeriodSeconds"], 300),
             readiness_delay: seconds(&input["delayOfInitialReadinessStatusSeconds"], 30),

@@ -10,7 +10,8 @@
 //
 // env: PODS (10000), OWNERS (100), QPS (1000), BURST (QPS), WORKERS (5, kcm's
 // --concurrent-replicaset-syncs), POD_EVENTS_PER_SECOND (100), EVENT_SECONDS (20),
-// TIMEOUT_SECONDS (600), SCALE_DOWN (1; 0 skips the scale-down to a fifth), NO_TRANSFORM=1 (keep whole pods in the informer, for comparison),
+// TIMEOUT_SECONDS (600), SCALE_DOWN (1; 0 skips the scale-down to a fifth), LOG_LEVEL (warn; the
+// operator's --log-level, its lines go to /dev/null), NO_TRANSFORM=1 (keep whole pods in the informer, for comparison),
 // OPERATOR_NODE_ARGS (Node flags of the operator; default: the `node` command's flags in
 // tools/deploy/deployment.yaml, the shipped V8 heap sizing; "none" for Node's defaults).
 import { execFileSync, spawn } from "node:child_process";
@@ -146,7 +147,7 @@ for (const name of names) {
 }
 
 const port = await freePort();
-const args = [cli, "operator", "--server", url, "--no-leader-elect", "--metrics-port", String(port), "--metrics-host", "127.0.0.1", "--log-level", "warn"];
+const args = [cli, "operator", "--server", url, "--no-leader-elect", "--metrics-port", String(port), "--metrics-host", "127.0.0.1", "--log-level", process.env.LOG_LEVEL ?? "warn"];
 if (QPS !== "none") args.push("--kube-api-qps", String(QPS), "--kube-api-burst", String(BURST));
 args.push("--workers", String(WORKERS));
 // The shipped Node flags: the flags of the container's `node` command in

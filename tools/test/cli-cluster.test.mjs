@@ -139,7 +139,7 @@ test("explain deploy/NAME and rs/NAME from the cluster print what explain prints
     server.faults.set({ rules: [] });
     const bad = await replicore("pod/web", "--kubeconfig", kubeconfig);
     assert.equal(bad.status, 2);
-    assert.match(bad.stderr, /^replicore: 'pod\/web': expected deploy\/NAME or rs\/NAME/);
+    assert.match(bad.stderr, /^replicore: 'pod\/web': expected deploy\/NAME, rs\/NAME or hpa\/NAME/);
     const both = await replicore("deploy/web", "-f", snapshot);
     assert.equal(both.status, 2);
     const down = join(tmp, "down.kubeconfig");

@@ -267,7 +267,7 @@ describe("bad input: one line, non-zero exit, no stack", () => {
   test("bad arguments", () => {
     assertOneLineError(run(["explain", "--bogus"]), { status: 2, match: /Unknown option '--bogus'.*replicore explain --help/ });
     assertOneLineError(run(["explain", "-f"]), { status: 2, match: /argument missing/ });
-    assertOneLineError(run(["explain", "stray", "-f", clusterFile]), { status: 2, match: /'stray': expected deploy\/NAME or rs\/NAME/ });
+    assertOneLineError(run(["explain", "stray", "-f", clusterFile]), { status: 2, match: /'stray': expected deploy\/NAME, rs\/NAME or hpa\/NAME/ });
     assertOneLineError(run(["explain", "-f", join(tmp)]), { status: 1, match: /is a directory/ });
     assertOneLineError(run(["plan"]), { status: 2, match: /-f INPUT\.json is required/ });
     assertOneLineError(run(["conform"]), { status: 2, match: /DIR is required/ });

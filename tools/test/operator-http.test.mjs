@@ -7,10 +7,24 @@ import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { RequestContext, ResponseContext, HttpMethod } from "@kubernetes/client-node";
-import { sendDirect } from "../dist/operator/http.js";
+import { Gate, MAX_IN_FLIGHT, sendDirect } from "../dist/operator/http.js";
 
 const seen = [];
+// Requests being answered now, the most at once, and the connections they came on.
+let answering = 0;
+let mostAtOnce = 0;
+const sockets = new Set();
 const server = createServer((req, res) => {
+  if (req.url.startsWith("/slow")) {
+    sockets.add(req.socket);
+    mostAtOnce = Math.max(mostAtOnce, ++answering);
+    setTimeout(() => {
+      answering--;
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ url: req.url }));
+    }, 5);
+    return;
+  }
   let body = "";
   req.on("data", (c) => (body += c));
   req.on("end", () => {
@@ -64,4 +78,34 @@ test("a body that is neither text nor bytes goes to client-node's own library", 
   });
   assert.equal(used, 1);
   assert.equal(res, answer);
+});
+
+test("at most MAX_IN_FLIGHT requests of one pool are on the wire at once, on as many connections at most", async () => {
+  const n = MAX_IN_FLIGHT * 3;
+  const answers = await Promise.all(
+    Array.from({ length: n }, (_, i) => sendDirect(new RequestContext(`${base}/slow/${i}`, HttpMethod.GET), noFallback).then((r) => r.body.text())),
+  );
+  assert.deepEqual(
+    answers.map((t) => JSON.parse(t).url),
+    Array.from({ length: n }, (_, i) => `/slow/${i}`),
+  );
+  assert.ok(mostAtOnce > 1 && mostAtOnce <= MAX_IN_FLIGHT, `at most ${MAX_IN_FLIGHT} at once, saw ${mostAtOnce}`);
+  assert.ok(sockets.size <= MAX_IN_FLIGHT, `at most ${MAX_IN_FLIGHT} connections, saw ${sockets.size}`);
+});
+
+test("the gate lets `limit` holders in and the others in the order they came", async () => {
+  const gate = new Gate(2);
+  const order = [];
+  await gate.enter();
+  await gate.enter();
+  const waiting = [1, 2, 3].map((i) => gate.enter().then(() => order.push(i)));
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(order, []);
+  gate.leave();
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(order, [1]);
+  gate.leave();
+  gate.leave();
+  await Promise.all(waiting);
+  assert.deepEqual(order, [1, 2, 3]);
 });

@@ -1,6 +1,7 @@
 //! The explain report (`explainText`, `explainReport`): the engine's one report
 //! (`replicore::explain::report`: the Deployments, the ReplicaSets, the forecasts asked for) and
-//! its one renderer, which the CLI prints. Conversion only.
+//! its one renderer, which the CLI prints; and the autoscaler's "why N?"
+//! (`explainHpa`, `replicore::hpa::explain`). Conversion only.
 
 use replicore::explain::report::{render, report, ReportOptions};
 use wasm_bindgen::prelude::*;
@@ -9,7 +10,7 @@ use crate::convert::{self, error, object, to_json_text, JsResult};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &str = r#"
-import type { ExplainOptions, Explanation, ReportOptions } from "../generated/index.js";
+import type { ExplainOptions, Explanation, HpaExplainInput, HpaExplanation, ReportOptions } from "../generated/index.js";
 "#;
 
 fn made(list: &JsValue, options: &JsValue) -> Result<replicore::explain::report::Report, JsValue> {
@@ -43,4 +44,15 @@ pub fn explain_report(
         .to_json_value()
         .map_err(|e| error(&e))?;
     to_json_text(&value)
+}
+
+/// `explainHpa(inputJson)`: why the HPA's next sync decides what it decides (data, with
+/// its text in `text`), as JSON text.
+#[wasm_bindgen(js_name = explainHpa, unchecked_return_type = "JsonText<HpaExplanation>")]
+pub fn explain_hpa(
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<HpaExplainInput>")] input: JsValue,
+) -> JsResult {
+    let bytes = convert::json_bytes(&input, "")?;
+    let e = replicore::hpa::explain_hpa_json(&bytes).map_err(|e| error(&e))?;
+    to_json_text(&e)
 }

@@ -1991,3 +1991,36 @@ fn hpa_sync_run_refuses_every_js_type_and_stays_usable() {
     let resumed = rc::hpa::JsHpaSyncRun::from_state(run.state().expect("state")).expect("resumes");
     assert_eq!(ok(resumed.next()), done);
 }
+
+// ---------------------------------------------------------------------------------------
+// "Why N?" (`explainHpa`): the engine's explanation, as the engine makes it natively.
+
+#[wasm_bindgen_test]
+fn explain_hpa_is_the_engines_explanation() {
+    let input = json!({"now": NOW, "objects": {"kind": "List", "items": [
+        {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+         "metadata": {"name": "web", "namespace": "default"},
+         "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                  "minReplicas": 1, "maxReplicas": 10,
+                  "metrics": [{"type": "External", "external": {"metric": {"name": "queue"},
+                               "target": {"type": "AverageValue", "averageValue": "10"}}}]}},
+        {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "default"},
+         "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}}}, "status": {"replicas": 2}}]},
+        "metrics": [{"kind": "ExternalMetricValueList", "apiVersion": "external.metrics.k8s.io/v1beta1",
+                     "items": [{"metricName": "queue", "value": "60", "timestamp": NOW}]}]});
+    let got = ok(rc::report::explain_hpa(t(&input)));
+    let native = replicore::hpa::explain_hpa_json(input.to_string().as_bytes()).expect("explains");
+    assert_eq!(got, serde_json::to_value(&native).expect("serializes"));
+    // 60 queued at 10 per pod: 6, the legacy cap allows 4.
+    assert_eq!(got["desiredReplicas"], 4, "{got}");
+    assert_error(
+        rc::report::explain_hpa(t(&json!({"now": NOW, "objects": []}))),
+        "MALFORMED",
+        "hpa",
+    );
+    assert_error(
+        rc::report::explain_hpa(t(&json!({"objects": []}))),
+        "MISSING",
+        "now",
+    );
+}

@@ -1,13 +1,15 @@
 //! The rollout forecast (issue point 6): plays a Deployment's rollout forward in time.
 //!
-//! Two controllers take turns over an in-memory API:
-//! - the Deployment controller is the engine's own sync ([`run_sync`], every rule D-xx),
-//!   its calls applied to the model (creates, scales, deletes, status writes);
-//! - the ReplicaSet controller is a reduction of the engine's: each ReplicaSet gets
-//!   `spec.replicas` pods, at most `burstReplicas` (500) created or deleted per pass
-//!   (creation never fails here, so slow-start batches all succeed, R-40..R-45), and a
-//!   scale-down deletes unready pods before ready ones, newest first (the ranking's
-//!   first rules, R-70..R-72).
+//! Two controllers take turns over an in-memory cluster, the shared play of the forecasts
+//! (`deployment/play.rs`), and both are the engine's own:
+//! - the Deployment controller is the engine's sync ([`run_sync`](super::run_sync),
+//!   every rule D-xx), its calls applied to the model (creates, scales, deletes, status
+//!   writes);
+//! - the ReplicaSet controller is the engine's too: the watch-event rules say which
+//!   ReplicaSet to sync, `plan` and `complete` decide (slow-start batches, burst, the
+//!   ranking that picks which pods a scale-down deletes, the status counts and the
+//!   minReadySeconds requeue), and the play only carries out the calls. No ReplicaSet
+//!   rule is restated here.
 //!
 //! The play starts from the pods the snapshot shows, each ReplicaSet's in groups
 //! ([`PodGroup`]: available, ready, starting, unready past the start-up time,
@@ -16,8 +18,9 @@
 //! their start-up time, the ones unready past it or restarting never do. A snapshot
 //! without pods is read from the ReplicaSets' status counts instead.
 //!
-//! Pods the controllers create start up in a seeded model: ready `startup` (plus a seeded
-//! jitter) after their creation, available `minReadySeconds` later. The new template's
+//! Pods the controllers create start up in a seeded model: Running at once, Ready
+//! `startup` (plus a seeded jitter) after their creation (available `minReadySeconds`
+//! later, as the status rules count it). The new template's
 //! pods fail as its observed pods do (all of them never ready: the new ones neither); a
 //! [`FailureModel`] other than `observed` overrides what the cluster shows. Deleted pods
 //! go at once (no grace period).
@@ -25,8 +28,9 @@
 //! A Progressing condition already `ProgressDeadlineExceeded` does not stop the play: the
 //! controllers keep scaling when pods become ready (the condition goes back to
 //! `ReplicaSetUpdated`), so the forecast ends stalled only when nothing is left to happen.
-//! Time jumps from event to event (a pod becoming available, the controller's requeue
-//! for the progress deadline), rounded up to the `interval`. Same seed, same forecast:
+//! Time jumps from event to event (a pod becoming ready, a ReplicaSet's requeue, the
+//! Deployment controller's requeue for the progress deadline), rounded up to the
+//! `interval`. Same seed, same forecast:
 //! the only randomness is [`Rng`], and there is no clock.
 
 use std::collections::BTreeMap;
@@ -35,7 +39,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::Pod;
 use crate::pods;
 use crate::rng::Rng;
@@ -43,13 +47,11 @@ use crate::time::{Duration, Time};
 use crate::words::{age, plural};
 
 use super::limiting::{self, StepCalls, StepCounts};
-use super::machine::{run_sync, ApiCall, ApiResult, DeploymentSyncInput, ProgressRequeue};
+use super::machine::ProgressRequeue;
 use super::model::{reason, Deployment, Rs, Wire, RECREATE};
+use super::play::{Play, PlayPod, PodLife};
 use super::strategy::{max_replicas, max_surge, max_unavailable};
 
-/// The ReplicaSet controller's `burstReplicas` (kube-controller-manager's default, the
-/// engine's one constant for it).
-const BURST: usize = crate::config::DEFAULT_BURST_REPLICAS;
 /// Syncs of one instant at most (a sync that writes a ReplicaSet is followed by another
 /// once the ReplicaSet controller has acted, as the watch would trigger it).
 const SYNCS_PER_INSTANT: usize = 8;
@@ -244,25 +246,57 @@ pub struct Forecast {
     pub syncs: usize,
 }
 
-/// A pod of the model: when it becomes available, if ever (milliseconds from start).
-#[derive(Clone, Copy, Debug)]
+/// A pod of the model: when it becomes ready, if ever (milliseconds from start).
+#[derive(Clone, Debug)]
 struct SimPod {
+    /// The observed pod's name (empty: the play names it).
+    name: String,
     created: i64,
     ready: Option<i64>,
-    available: Option<i64>,
+    restarts: i32,
     group: PodGroup,
+}
+
+impl SimPod {
+    fn life(&self) -> PodLife {
+        PodLife {
+            running: self.created,
+            ready: self.ready,
+            restarts: self.restarts,
+        }
+    }
+}
+
+impl PodGroup {
+    const ALL: [PodGroup; 7] = [
+        PodGroup::Available,
+        PodGroup::Ready,
+        PodGroup::Starting,
+        PodGroup::Unready,
+        PodGroup::CrashLooping,
+        PodGroup::FromStatus,
+        PodGroup::Created,
+    ];
+
+    /// The group as the play's pod tag, and back.
+    fn tag(self) -> u8 {
+        Self::ALL
+            .iter()
+            .position(|g| *g == self)
+            .and_then(|i| u8::try_from(i).ok())
+            .unwrap_or(0)
+    }
+
+    fn of_tag(tag: u8) -> PodGroup {
+        Self::ALL
+            .get(usize::from(tag))
+            .copied()
+            .unwrap_or(PodGroup::Created)
+    }
 }
 
 /// Long ago, in the model's milliseconds (a pod available before the start).
 const LONG_AGO: i64 = i64::MIN / 4;
-
-/// The in-memory cluster: the deployment, its ReplicaSets, their pods.
-struct Cluster {
-    deployment: Wire<Deployment>,
-    replica_sets: Vec<Rs>,
-    pods: BTreeMap<String, Vec<SimPod>>,
-    created: usize,
-}
 
 /// Milliseconds from seconds (saturating, never negative).
 fn millis(seconds: f64) -> i64 {
@@ -307,23 +341,61 @@ pub fn forecast_over(
     options: &ForecastOptions,
 ) -> Result<Forecast> {
     let mut player = Player::new(deployment, options);
-    player.start_from(replica_sets, pods);
+    player.start_from(replica_sets, pods)?;
     player.play()
+}
+
+/// The seeded start-up model of the pods the ReplicaSet controller creates.
+struct Starter {
+    rng: Rng,
+    failure: FailureModel,
+    startup: i64,
+    jitter: i64,
+    /// With the observed model: the new template's observed pods all never become ready.
+    new_template_fails: bool,
 }
 
 struct Player<'o> {
     options: &'o ForecastOptions,
-    rng: Rng,
-    cluster: Cluster,
-    startup: i64,
-    jitter: i64,
+    starter: Starter,
+    play: Play,
     min_ready: i64,
     interval: i64,
-    /// `spec.replicas` of each ReplicaSet before the current sync's first update of it.
-    before: BTreeMap<String, i32>,
-    /// With the observed model: the new template's observed pods all never become ready.
-    new_template_fails: bool,
     assumptions: Vec<PodAssumption>,
+}
+
+impl Starter {
+    /// A pod created at `t`: when it is ready, by the seeded model.
+    fn start_pod(&mut self, t: i64, new_template: bool) -> SimPod {
+        let fails = new_template
+            && match self.failure {
+                FailureModel::Observed => self.new_template_fails,
+                FailureModel::None => false,
+                FailureModel::NeverReadyFraction { fraction } => self.rng.chance(fraction),
+                FailureModel::NewTemplateFails => true,
+            };
+        let ready = if fails {
+            None
+        } else {
+            let extra = if self.jitter > 0 {
+                i64::try_from(
+                    self.rng
+                        .below(u64::try_from(self.jitter).unwrap_or(0).saturating_add(1)),
+                )
+                .unwrap_or(0)
+            } else {
+                0
+            };
+            Some(t.saturating_add(self.startup).saturating_add(extra))
+        };
+        SimPod {
+            name: String::new(),
+            created: t,
+            ready,
+            restarts: 0,
+            group: PodGroup::Created,
+        }
+    }
 }
 
 impl<'o> Player<'o> {
@@ -331,27 +403,24 @@ impl<'o> Player<'o> {
         let min_ready = i64::from(deployment.spec.min_ready_seconds.max(0)).saturating_mul(1000);
         Player {
             options,
-            rng: Rng::new(options.seed),
-            startup: millis(options.startup_seconds),
-            jitter: millis(options.startup_jitter_seconds),
+            starter: Starter {
+                rng: Rng::new(options.seed),
+                failure: options.failure.clone(),
+                startup: millis(options.startup_seconds),
+                jitter: millis(options.startup_jitter_seconds),
+                new_template_fails: false,
+            },
             min_ready,
             interval: millis(options.interval_seconds).max(1),
-            before: BTreeMap::new(),
-            new_template_fails: false,
             assumptions: Vec::new(),
-            cluster: Cluster {
-                deployment,
-                replica_sets: Vec::new(),
-                pods: BTreeMap::new(),
-                created: 0,
-            },
+            play: Play::new(options.now, deployment),
         }
     }
 
     /// The model's cluster at the start: each ReplicaSet with its pods as the snapshot
     /// shows them (with no pod in the snapshot, as its status counts them), and what the
     /// forecast assumes of each group.
-    fn start_from(&mut self, replica_sets: Vec<Rs>, observed: &[Pod]) {
+    fn start_from(&mut self, replica_sets: Vec<Rs>, observed: &[Pod]) -> Result<()> {
         let mut new_groups: BTreeMap<PodGroup, usize> = BTreeMap::new();
         for rs in replica_sets {
             let new = self.is_new(&rs);
@@ -374,10 +443,14 @@ impl<'o> Player<'o> {
                     *new_groups.entry(p.group).or_default() += 1;
                 }
             }
-            self.cluster.pods.insert(rs.metadata.name.clone(), pods);
-            self.cluster.replica_sets.push(rs);
+            self.play.add_replica_set(rs.clone())?;
+            for p in pods {
+                self.play
+                    .add_pod(&rs, &p.name, p.created, p.life(), p.group.tag());
+            }
         }
         self.new_pods_assumption(&new_groups);
+        Ok(())
     }
 
     /// A ReplicaSet's pods from its status: the available ones long available, the rest
@@ -391,15 +464,16 @@ impl<'o> Player<'o> {
             .map(|i| {
                 if i < up {
                     SimPod {
+                        name: String::new(),
                         created: LONG_AGO,
                         ready: Some(LONG_AGO),
-                        available: Some(LONG_AGO),
+                        restarts: 0,
                         group: PodGroup::FromStatus,
                     }
                 } else {
                     SimPod {
                         group: PodGroup::FromStatus,
-                        ..self.start_pod(0, new)
+                        ..self.starter.start_pod(0, new)
                     }
                 }
             })
@@ -411,7 +485,7 @@ impl<'o> Player<'o> {
             if starting > 0 {
                 assumed.push(format!(
                     "{starting} ready {}s from now",
-                    seconds(self.startup)
+                    seconds(self.starter.startup)
                 ));
             }
             if failing > 0 {
@@ -441,7 +515,7 @@ impl<'o> Player<'o> {
                 .saturating_div(1_000_000)
                 .saturating_neg()
         };
-        let min_ready_seconds = self.cluster.deployment.spec.min_ready_seconds;
+        let min_ready_seconds = self.play.deployment.spec.min_ready_seconds;
         let mut groups: BTreeMap<PodGroup, (Vec<SimPod>, i64, i32)> = BTreeMap::new();
         for pod in owned {
             let created = pod.metadata.creation_timestamp.map_or(0, offset);
@@ -462,7 +536,7 @@ impl<'o> Player<'o> {
                     .max(created);
                 let group = if restarts > 0 {
                     PodGroup::CrashLooping
-                } else if since.saturating_neg() > self.startup {
+                } else if since.saturating_neg() > self.starter.startup {
                     PodGroup::Unready
                 } else {
                     PodGroup::Starting
@@ -473,15 +547,10 @@ impl<'o> Player<'o> {
                 ready.or_else(|| self.observed_ready_at(group, new, since.unwrap_or(created)));
             let entry = groups.entry(group).or_insert((Vec::new(), 0, 0));
             entry.0.push(SimPod {
+                name: pod.metadata.name.clone(),
                 created,
                 ready,
-                available: ready.map(|r| {
-                    if r == LONG_AGO {
-                        LONG_AGO
-                    } else {
-                        r.saturating_add(self.min_ready)
-                    }
-                }),
+                restarts,
                 group,
             });
             entry.1 = entry.1.max(since.map_or(0, i64::saturating_neg));
@@ -502,9 +571,12 @@ impl<'o> Player<'o> {
                 ),
                 (PodGroup::Ready, _) => "stay available".to_owned(),
                 (PodGroup::Starting, true) => {
-                    format!("ready {}s after their creation", seconds(self.startup))
+                    format!(
+                        "ready {}s after their creation",
+                        seconds(self.starter.startup)
+                    )
                 }
-                (_, true) => format!("ready {}s from now", seconds(self.startup)),
+                (_, true) => format!("ready {}s from now", seconds(self.starter.startup)),
                 (_, false) => "never ready".to_owned(),
             };
             self.assumptions.push(PodAssumption {
@@ -527,10 +599,12 @@ impl<'o> Player<'o> {
     /// When an observed unready pod of `group` becomes ready (unready since `since`), if
     /// ever: as observed, or as the failure model overrides.
     fn observed_ready_at(&self, group: PodGroup, new: bool, since: i64) -> Option<i64> {
-        let starting = since.saturating_add(self.startup).max(0);
+        let starting = since.saturating_add(self.starter.startup).max(0);
         match (&self.options.failure, group) {
             (FailureModel::NewTemplateFails, _) if new => None,
-            (FailureModel::None, PodGroup::Unready | PodGroup::CrashLooping) => Some(self.startup),
+            (FailureModel::None, PodGroup::Unready | PodGroup::CrashLooping) => {
+                Some(self.starter.startup)
+            }
             (_, PodGroup::Starting) => Some(starting),
             _ => None,
         }
@@ -544,10 +618,13 @@ impl<'o> Player<'o> {
             .iter()
             .filter_map(|g| new_groups.get(g))
             .sum();
-        self.new_template_fails = observed > 0 && failing == observed;
-        let startup = format!("ready {}s after their creation", seconds(self.startup));
+        self.starter.new_template_fails = observed > 0 && failing == observed;
+        let startup = format!(
+            "ready {}s after their creation",
+            seconds(self.starter.startup)
+        );
         let (ready, assumed, overridden) = match &self.options.failure {
-            FailureModel::Observed if self.new_template_fails => (
+            FailureModel::Observed if self.starter.new_template_fails => (
                 false,
                 format!(
                     "never ready, as the new template's {} observed",
@@ -564,7 +641,7 @@ impl<'o> Player<'o> {
             FailureModel::NewTemplateFails => (false, "never ready".to_owned(), true),
         };
         let replica_set = self
-            .cluster
+            .play
             .replica_sets
             .iter()
             .find(|rs| self.is_new(rs))
@@ -583,248 +660,43 @@ impl<'o> Player<'o> {
         });
     }
 
-    fn now(&self, t: i64) -> Time {
-        self.options
-            .now
-            .plus(Duration::from_nanos(t.saturating_mul(1_000_000)))
-    }
-
     /// Is `rs` of the deployment's current template?
     fn is_new(&self, rs: &Rs) -> bool {
-        limiting::is_new(rs, &self.cluster.deployment.spec.template)
+        self.play.is_new(rs)
     }
 
-    /// A pod created at `t`: when it is ready and available, by the seeded model.
-    fn start_pod(&mut self, t: i64, new_template: bool) -> SimPod {
-        let fails = new_template
-            && match self.options.failure {
-                FailureModel::Observed => self.new_template_fails,
-                FailureModel::None => false,
-                FailureModel::NeverReadyFraction { fraction } => self.rng.chance(fraction),
-                FailureModel::NewTemplateFails => true,
-            };
-        if fails {
-            return SimPod {
-                created: t,
-                ready: None,
-                available: None,
-                group: PodGroup::Created,
-            };
-        }
-        let extra = if self.jitter > 0 {
-            i64::try_from(
-                self.rng
-                    .below(u64::try_from(self.jitter).unwrap_or(0).saturating_add(1)),
-            )
-            .unwrap_or(0)
-        } else {
-            0
-        };
-        let ready = t.saturating_add(self.startup).saturating_add(extra);
-        SimPod {
-            created: t,
-            ready: Some(ready),
-            available: Some(ready.saturating_add(self.min_ready)),
-            group: PodGroup::Created,
-        }
-    }
-
-    /// The ReplicaSet controller's pass at `t` over every ReplicaSet: pods to
-    /// `spec.replicas` (at most [`BURST`] per pass), then the status.
-    fn reconcile_replica_sets(&mut self, t: i64) {
-        let names: Vec<(String, i32, bool)> = self
-            .cluster
-            .replica_sets
-            .iter()
-            .map(|rs| (rs.metadata.name.clone(), rs.spec.desired(), self.is_new(rs)))
-            .collect();
-        for (name, desired, new) in names {
-            let want = usize::try_from(desired.max(0)).unwrap_or(0);
-            let mut pods = self.cluster.pods.remove(&name).unwrap_or_default();
-            if pods.len() < want {
-                let add = (want - pods.len()).min(BURST);
-                for _ in 0..add {
-                    let pod = self.start_pod(t, new);
-                    pods.push(pod);
-                }
-            } else if pods.len() > want {
-                let remove = (pods.len() - want).min(BURST);
-                // R-70..R-72 reduced: unready first, then the most recently ready; among
-                // equals the newest first. Kept: the first `len − remove` by that rank.
-                crate::sort::sort_by_key(&mut pods, |p| {
-                    let ready_now = p.ready.is_some_and(|r| r <= t);
-                    (
-                        ready_now,
-                        std::cmp::Reverse(p.ready.unwrap_or(i64::MAX)),
-                        std::cmp::Reverse(p.created),
-                    )
-                });
-                pods.drain(..remove);
-            }
-            let ready = pods
-                .iter()
-                .filter(|p| p.ready.is_some_and(|r| r <= t))
-                .count();
-            let available = pods
-                .iter()
-                .filter(|p| p.available.is_some_and(|r| r <= t))
-                .count();
-            let count = |n: usize| i32::try_from(n).unwrap_or(i32::MAX);
-            if let Some(rs) = self
-                .cluster
-                .replica_sets
-                .iter_mut()
-                .find(|rs| rs.metadata.name == name)
-            {
-                let generation = rs.metadata.generation.unwrap_or(0);
-                let status = &mut rs.status;
-                status.replicas = count(pods.len());
-                status.fully_labeled_replicas = count(pods.len());
-                status.ready_replicas = count(ready);
-                status.available_replicas = count(available);
-                status.observed_generation = generation;
-            }
-            self.cluster.pods.insert(name, pods);
-        }
+    /// The ReplicaSet controller at `t` (the engine's, in the play): pods shown as they
+    /// are at `t`, every ReplicaSet key due synced.
+    fn reconcile_replica_sets(&mut self, t: i64) -> Result<()> {
+        self.play.advance_pods(t)?;
+        let starter = &mut self.starter;
+        self.play.run_replica_sets(t, &mut |at, new| {
+            let p = starter.start_pod(at, new);
+            (p.life(), p.group.tag())
+        })?;
+        Ok(())
     }
 
     /// One Deployment sync at `t`, its calls applied to the model.
     fn sync(&mut self, t: i64, decided: &mut StepCalls) -> Result<ProgressRequeue> {
-        let now = self.now(t);
-        let d = &self.cluster.deployment;
-        let input = DeploymentSyncInput {
-            now,
-            feature_gates: Default::default(),
-            kinds: Default::default(),
-            key: format!("{}/{}", d.metadata.namespace, d.metadata.name),
-            deployment: Some(d.clone()),
-            replica_sets: self.cluster.replica_sets.clone(),
-            pods: Vec::new(),
-        };
-        let mut calls = Vec::new();
-        let mut failure: Option<Error> = None;
-        self.before.clear();
-        let done = run_sync(input, |call| {
-            let (result, err) = self.apply(call, now);
-            if let Some(e) = err {
-                failure.get_or_insert(e);
-            }
-            calls.push(call.clone());
-            result
-        })?;
-        if let Some(e) = failure {
-            return Err(e);
-        }
-        self.note(&calls, decided);
-        Ok(done.requeue)
-    }
-
-    /// The in-memory API server: applies `call`, answers as the server would.
-    fn apply(&mut self, call: &ApiCall, now: Time) -> (ApiResult, Option<Error>) {
-        let ok = |object: Option<Value>| ApiResult::Ok { object };
-        match call {
-            ApiCall::GetDeployment { .. } => {
-                (ok(Some(Value::clone(&self.cluster.deployment.wire))), None)
-            }
-            ApiCall::PatchReplicaSet { .. } => (ok(None), None),
-            ApiCall::CreateReplicaSet { object, .. } => {
-                let mut object = object.clone();
-                self.cluster.created += 1;
-                if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
-                    meta.insert(
-                        "uid".into(),
-                        Value::from(format!("forecast-{}", self.cluster.created)),
-                    );
-                    meta.insert("creationTimestamp".into(), Value::from(now.to_rfc3339()));
-                    meta.insert("generation".into(), Value::from(1));
-                }
-                match Rs::from_value(object.clone()) {
-                    Ok(rs) => {
-                        self.cluster
-                            .pods
-                            .insert(rs.metadata.name.clone(), Vec::new());
-                        self.cluster.replica_sets.push(rs);
-                        (ok(Some(object)), None)
-                    }
-                    Err(e) => (ok(None), Some(e.under("forecast.createReplicaSet"))),
-                }
-            }
-            ApiCall::UpdateReplicaSet { name, object, .. } => {
-                match Rs::from_value(object.clone()) {
-                    Ok(mut rs) => {
-                        if let Some(slot) = self
-                            .cluster
-                            .replica_sets
-                            .iter_mut()
-                            .find(|r| &r.metadata.name == name)
-                        {
-                            self.before
-                                .entry(name.clone())
-                                .or_insert(slot.spec.desired());
-                            let generation = slot.metadata.generation.unwrap_or(0);
-                            let bump = slot.spec != rs.spec;
-                            rs.status = slot.status.clone();
-                            rs.metadata.generation =
-                                Some(if bump { generation + 1 } else { generation });
-                            *slot = rs;
-                        }
-                        (ok(None), None)
-                    }
-                    Err(e) => (ok(None), Some(e.under("forecast.updateReplicaSet"))),
-                }
-            }
-            ApiCall::DeleteReplicaSet { name, .. } => {
-                self.cluster
-                    .replica_sets
-                    .retain(|r| &r.metadata.name != name);
-                self.cluster.pods.remove(name);
-                (ok(None), None)
-            }
-            ApiCall::UpdateDeployment { object, .. }
-            | ApiCall::UpdateDeploymentStatus { object, .. } => {
-                match Wire::from_value(object.clone()) {
-                    Ok(d) => {
-                        self.cluster.deployment = d;
-                        (ok(None), None)
-                    }
-                    Err(e) => (ok(None), Some(e.under("forecast.updateDeployment"))),
-                }
-            }
-        }
-    }
-
-    /// What the calls of one sync did to the ReplicaSets, for the step's rule.
-    fn note(&self, calls: &[ApiCall], decided: &mut StepCalls) {
-        limiting::note_calls(
-            decided,
-            calls,
-            &self.before,
-            &self.cluster.replica_sets,
-            &self.cluster.deployment.spec.template,
-        );
+        self.play.sync_deployment(t, decided)
     }
 
     /// (new replicas, old replicas, pods, available) now.
     fn counts(&self) -> (i32, i32, i32, i32) {
-        let c = limiting::counts(
-            &self.cluster.replica_sets,
-            &self.cluster.deployment.spec.template,
-        );
+        let c = self.play.counts();
         (c.new, c.old, c.pods, c.available)
     }
 
     /// The next instant something changes: a pod becoming ready or available, or the
     /// controller's requeue; rounded up to the interval.
     fn next_event(&self, t: i64, requeue: Option<i64>) -> Option<i64> {
-        let pods = self
-            .cluster
-            .pods
-            .values()
-            .flatten()
-            .flat_map(|p| [p.ready, p.available])
-            .flatten()
-            .filter(|&e| e > t);
-        let next = pods.chain(requeue.filter(|&e| e > t)).min()?;
+        let next = self
+            .play
+            .next_event(t)
+            .into_iter()
+            .chain(requeue.filter(|&e| e > t))
+            .min()?;
         let rounded = next
             .saturating_add(self.interval - 1)
             .div_euclid(self.interval)
@@ -834,7 +706,7 @@ impl<'o> Player<'o> {
 
     fn play(mut self) -> Result<Forecast> {
         let max = millis(self.options.max_seconds);
-        let d = &self.cluster.deployment;
+        let d = &self.play.deployment;
         let (r, surge, unavailable) = (d.replicas(), max_surge(d), max_unavailable(d));
         let recreate = d.spec.strategy.type_ == RECREATE;
         let mut forecast = Forecast {
@@ -854,12 +726,12 @@ impl<'o> Player<'o> {
         let mut last: Option<(i32, i32, i32, i32)> = None;
         loop {
             let mut requeue = None;
-            self.reconcile_replica_sets(t);
+            self.reconcile_replica_sets(t)?;
             for _ in 0..SYNCS_PER_INSTANT {
                 let mut decided = StepCalls::default();
                 let r = self.sync(t, &mut decided)?;
                 forecast.syncs += 1;
-                self.reconcile_replica_sets(t);
+                self.reconcile_replica_sets(t)?;
                 match r {
                     ProgressRequeue::After { after } => {
                         requeue = Some(t.saturating_add(after.as_nanos() / 1_000_000));
@@ -872,7 +744,7 @@ impl<'o> Player<'o> {
                 forecast.peak_pods = forecast.peak_pods.max(counts.2);
                 forecast.min_available = forecast.min_available.min(counts.3);
                 if last != Some(counts) || decided.writes > 0 {
-                    let d = &self.cluster.deployment;
+                    let d = &self.play.deployment;
                     // Recreate has no surge and no availability floor (D-60..D-62).
                     let b = limiting::bounds(d);
                     let bounds = (b.max_pods, b.min_available);
@@ -896,7 +768,7 @@ impl<'o> Player<'o> {
             }
             let counts = self.counts();
             let (new, old, pods, available) = counts;
-            let d = &self.cluster.deployment;
+            let d = &self.play.deployment;
             let seconds = t as f64 / 1000.0;
             if new == r && old == 0 && pods == r && available == r {
                 forecast.end = ForecastEnd::Complete { seconds };
@@ -947,18 +819,23 @@ impl<'o> Player<'o> {
     /// Why nothing moves any more, in the forecast's own counts: the new ReplicaSets'
     /// pods that never become ready, by group.
     fn stall_why(&self, (_new, old, pods, available): (i32, i32, i32, i32)) -> String {
-        let d = &self.cluster.deployment;
-        let new_pods: Vec<&SimPod> = self
-            .cluster
+        let d = &self.play.deployment;
+        let new_sets: Vec<&str> = self
+            .play
             .replica_sets
             .iter()
             .filter(|rs| self.is_new(rs))
-            .filter_map(|rs| self.cluster.pods.get(&rs.metadata.name))
-            .flatten()
+            .map(|rs| rs.metadata.name.as_str())
+            .collect();
+        let new_pods: Vec<&PlayPod> = self
+            .play
+            .pods
+            .values()
+            .filter(|p| new_sets.contains(&p.replica_set.as_str()))
             .collect();
         let mut never: BTreeMap<PodGroup, usize> = BTreeMap::new();
-        for p in new_pods.iter().filter(|p| p.ready.is_none()) {
-            *never.entry(p.group).or_default() += 1;
+        for p in new_pods.iter().filter(|p| p.life.ready.is_none()) {
+            *never.entry(PodGroup::of_tag(p.tag)).or_default() += 1;
         }
         let total: usize = never.values().sum();
         let groups = never
@@ -995,7 +872,7 @@ impl<'o> Player<'o> {
         recreate: bool,
     ) -> (String, String) {
         let r = limiting::limiting_rule(
-            self.cluster.deployment.replicas(),
+            self.play.deployment.replicas(),
             decided,
             StepCounts {
                 new,

@@ -44,6 +44,7 @@ pub mod machine;
 pub mod model;
 pub mod newrs;
 pub mod pause;
+pub(crate) mod play;
 pub mod recreate;
 pub mod revision;
 pub mod rollback;

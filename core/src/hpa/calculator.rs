@@ -6,7 +6,7 @@ use crate::model::LabelSelector;
 use crate::time::{Duration, Time};
 
 use super::model::{HpaPod, MetricResponse};
-use super::pods::{self, Groups, PodNames, Sample, Samples, Startup};
+use super::pods::{self, Groups, PodFacts, PodNames, Sample, Samples, Startup};
 
 /// H-67: how far from 1 a usage ratio may be and still mean "no change".
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -33,6 +33,23 @@ pub struct Proposal {
     pub utilization: i32,
     pub usage: i64,
     pub timestamp: Option<Time>,
+    /// The usage ratio the count started from (explain's trace; no rule reads it).
+    pub ratio: f64,
+    /// The second pass of H-85..H-87, when there was one (explain's trace).
+    pub rebalance: Option<Rebalance>,
+}
+
+/// The second pass of the count (H-85..H-87, H-91), as it ran: what the pods without a
+/// sample and the unready pods were assumed to use, and the ratio that gave.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rebalance {
+    /// `Some(true)`: the missing pods were filled with their full value (100 % of the
+    /// request, or the target if above; a plain metric's target); `Some(false)`: with 0;
+    /// `None`: left out (the first ratio was exactly 1).
+    pub missing_full: Option<bool>,
+    /// The unready pods were counted at 0 (a scale-up with unready pods).
+    pub unready_zero: bool,
+    pub new_ratio: f64,
 }
 
 /// A calculator call that failed: upstream's error text, and what upstream returns
@@ -61,6 +78,8 @@ pub struct Context<'a> {
     pub pods: &'a [&'a HpaPod],
     /// Their name index.
     pub names: &'a PodNames,
+    /// What grouping reads of each, by position ([`PodFacts::of`]).
+    pub facts: &'a [PodFacts],
     pub startup: StartupPeriods,
     pub now: Time,
     pub tolerances: Tolerances,
@@ -198,13 +217,13 @@ fn count<'a>(
     fill: MissingFill<'_>,
     tolerances: Tolerances,
     recompute: impl Fn(&Samples<'a>) -> Result<f64, String>,
-) -> Result<i32, String> {
+) -> Result<(i32, Option<Rebalance>), String> {
     let up_with_unready = !g.unready.is_empty() && ratio > 1.0;
     if !up_with_unready && g.missing.is_empty() {
         if tolerances.is_within(ratio) {
-            return Ok(current);
+            return Ok((current, None));
         }
-        return Ok(ceil_i32(ratio * g.ready as f64));
+        return Ok((ceil_i32(ratio * g.ready as f64), None));
     }
     let zero = Sample {
         value: 0,
@@ -235,17 +254,22 @@ fn count<'a>(
         }
     }
     let new_ratio = recompute(&samples)?;
+    let trace = Some(Rebalance {
+        missing_full: (ratio != 1.0 && !g.missing.is_empty()).then_some(ratio < 1.0),
+        unready_zero: up_with_unready,
+        new_ratio,
+    });
     if tolerances.is_within(new_ratio)
         || (ratio < 1.0 && new_ratio > 1.0)
         || (ratio > 1.0 && new_ratio < 1.0)
     {
-        return Ok(current);
+        return Ok((current, trace));
     }
     let new = ceil_i32(new_ratio * samples.len() as f64);
     if (new_ratio < 1.0 && new > current) || (new_ratio > 1.0 && new < current) {
-        return Ok(current);
+        return Ok((current, trace));
     }
-    Ok(new)
+    Ok((new, trace))
 }
 
 /// H-82 `GetResourceReplicas`: a utilization target (percent of request).
@@ -260,7 +284,7 @@ pub fn resource_replicas(
     let (mut samples, timestamp) = samples(ctx, resp)
         .map_err(|e| format!("unable to get metrics for resource {resource}: {e}"))?;
     ctx.listed()?;
-    let g = pods::group(ctx.pods, &samples, resource, ctx.startup());
+    let g = pods::group(ctx.facts, &samples, resource, ctx.startup());
     drop_left_out(&mut samples, &g);
     if samples.is_empty() {
         return Err(String::from(
@@ -270,7 +294,7 @@ pub fn resource_replicas(
     }
     let requests = pods::requests(ctx.pods, container, resource, ctx.pod_level_resources)?;
     let (ratio, utilization, raw) = utilization_ratio(&samples, &requests, target)?;
-    let replicas = count(
+    let (replicas, rebalance) = count(
         current,
         ratio,
         samples,
@@ -292,6 +316,8 @@ pub fn resource_replicas(
         utilization,
         usage: raw,
         timestamp,
+        ratio,
+        rebalance,
     })
 }
 
@@ -330,11 +356,14 @@ fn plain_proposal(
     resource: &str,
 ) -> Result<Proposal, Failed> {
     let (samples, timestamp) = samples(ctx, resp).map_err(|e| format!("{fetch}: {e}"))?;
-    let (replicas, usage) = plain_replicas(ctx, samples, current, target, resource)?;
+    let (replicas, usage, ratio, rebalance) =
+        plain_replicas(ctx, samples, current, target, resource)?;
     Ok(Proposal {
         replicas,
         usage,
         timestamp,
+        ratio,
+        rebalance,
         ..Proposal::default()
     })
 }
@@ -346,15 +375,15 @@ fn plain_replicas(
     current: i32,
     target: i64,
     resource: &str,
-) -> Result<(i32, i64), String> {
+) -> Result<(i32, i64, f64, Option<Rebalance>), String> {
     ctx.listed()?;
-    let g = pods::group(ctx.pods, &samples, resource, ctx.startup());
+    let g = pods::group(ctx.facts, &samples, resource, ctx.startup());
     drop_left_out(&mut samples, &g);
     if samples.is_empty() {
         return Err("did not receive metrics for targeted pods (pods might be unready)".into());
     }
     let (ratio, usage) = usage_ratio(&samples, target);
-    let replicas = count(
+    let (replicas, rebalance) = count(
         current,
         ratio,
         samples,
@@ -363,7 +392,7 @@ fn plain_replicas(
         ctx.tolerances,
         |s| Ok(usage_ratio(s, target).0),
     )?;
-    Ok((replicas, usage))
+    Ok((replicas, usage, ratio, rebalance))
 }
 
 /// H-94 `getUsageRatioReplicaCount`: a ratio times the ready pods, or from zero the
@@ -377,7 +406,7 @@ fn usage_ratio_count(ctx: &Context<'_>, current: i32, ratio: f64) -> Result<i32,
     }
     ctx.listed()
         .map_err(|e| format!("unable to calculate ready pods: {e}"))?;
-    let x = ratio * pods::ready_count(ctx.pods) as f64;
+    let x = ratio * pods::ready_count(ctx.facts) as f64;
     if x > f64::from(i32::MAX) {
         return Ok(i32::MAX);
     }
@@ -422,6 +451,7 @@ pub fn object_replicas(
     Ok(Proposal {
         replicas,
         usage,
+        ratio,
         ..Proposal::default()
     })
 }
@@ -446,6 +476,7 @@ pub fn object_per_pod_replicas(
         replicas,
         usage: go_i64((usage as f64 / f64::from(status_replicas)).ceil()),
         timestamp,
+        ratio,
         ..Proposal::default()
     })
 }
@@ -493,6 +524,7 @@ pub fn external_replicas(
     Ok(Proposal {
         replicas,
         usage,
+        ratio,
         ..Proposal::default()
     })
 }
@@ -547,8 +579,37 @@ pub fn external_per_pod_replicas(
         replicas,
         usage: average,
         timestamp: resp.timestamp,
+        ratio,
         ..Proposal::default()
     })
+}
+
+/// Explain's trace of H-76: how a pod metric's response groups the listed pods (the
+/// calculator's own attach and grouping), with each listed pod's sample value. `None`
+/// when the response is an error.
+pub(crate) fn grouping(
+    ctx: &Context<'_>,
+    resp: &MetricResponse,
+    resource: &str,
+) -> Option<(Groups, Vec<Option<i64>>)> {
+    let (samples, _) = samples(ctx, resp).ok()?;
+    let g = pods::group(ctx.facts, &samples, resource, ctx.startup());
+    let values = (0..ctx.pods.len())
+        .map(|i| samples.get(i).map(|s| s.value))
+        .collect();
+    Some((g, values))
+}
+
+/// Explain's trace of H-77: why the CPU sample of the listed pod at `i` is left out.
+pub(crate) fn cpu_unready_why(
+    ctx: &Context<'_>,
+    resp: &MetricResponse,
+    i: usize,
+) -> Option<pods::CpuUnready> {
+    let (samples, _) = samples(ctx, resp).ok()?;
+    let pod = ctx.facts.get(i)?;
+    let sample = samples.get(i)?;
+    pods::cpu_unready_why(pod, sample, ctx.startup())
 }
 
 #[cfg(test)]

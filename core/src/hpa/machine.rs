@@ -29,7 +29,7 @@ use super::model::{
     Scale,
 };
 use super::normalize::{self, Bounds};
-use super::pods::PodNames;
+use super::pods::{PodFacts, PodNames};
 use super::status::{self, ABLE_TO_SCALE, SCALED_TO_ZERO, SCALING_ACTIVE, SCALING_LIMITED};
 
 /// Another HPA the controller has seen, with the selector it last stored for it (H-58).
@@ -449,6 +449,7 @@ pub struct HpaSync {
     pods: Arc<Vec<HpaPod>>,
     listed: Vec<usize>,
     names: PodNames,
+    facts: Vec<PodFacts>,
     statuses: Option<Vec<MetricStatus>>,
     aggregate: Aggregate,
     desired: i32,
@@ -458,6 +459,66 @@ pub struct HpaSync {
     error: Option<String>,
     answers: Vec<HpaAnswer>,
     pods_answer: Option<usize>,
+    /// What explain reads of this sync as it runs ([`HpaSync::traced`]); `None` otherwise.
+    trace: Option<Box<SyncTrace>>,
+}
+
+/// Which branch of H-38 a sync took.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Branch {
+    /// H-41: the target is at zero and scaling is disabled.
+    Disabled,
+    /// H-42: above `maxReplicas`.
+    AboveMax,
+    /// H-43: below `minReplicas`.
+    BelowMin,
+    /// H-45: the metrics (H-41's scale from zero included).
+    Metrics,
+}
+
+/// One metric as the sync computed it.
+#[derive(Clone, Debug)]
+pub(crate) struct MetricTrace {
+    pub index: usize,
+    pub outcome: std::result::Result<metrics::Computed, metrics::Failure>,
+    /// For the pod metrics (Resource, ContainerResource, Pods): the listed pods' names,
+    /// the calculator's grouping, each pod's sample, and why each unready pod's CPU
+    /// sample was left out (H-77; `None` for a Pending pod).
+    pub pods: Option<PodTrace>,
+    /// For Object and External value targets: the ready pods counted (H-95).
+    pub ready_pods: Option<i64>,
+}
+
+/// The pods of one pod metric, as the calculator grouped them.
+#[derive(Clone, Debug)]
+pub(crate) struct PodTrace {
+    pub names: Vec<String>,
+    pub groups: super::pods::Groups,
+    pub values: Vec<Option<i64>>,
+    pub unready_why: Vec<Option<super::pods::CpuUnready>>,
+}
+
+/// The normalization as it ran (H-47..H-49).
+#[derive(Clone, Debug)]
+pub(crate) struct NormTrace {
+    /// The max over metrics (H-64; −1 when none) and the metric that gave it.
+    pub metric_desired: i32,
+    pub metric_name: String,
+    /// The count normalized: the max over metrics, negatives as 0 (H-47).
+    pub proposal: i32,
+    pub normalized: normalize::Normalized,
+    /// H-49 lifted the count to minReplicas.
+    pub from_zero_floor: bool,
+}
+
+/// What explain reads of a sync.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SyncTrace {
+    pub branch: Option<Branch>,
+    pub metrics: Vec<MetricTrace>,
+    pub normalized: Option<NormTrace>,
+    /// The memory after H-108 (the initial recommendation), as normalization read it.
+    pub memory_before: Option<HpaMemory>,
 }
 
 /// H-51: `retry.DefaultRetry` allows five attempts.
@@ -491,6 +552,7 @@ impl HpaSync {
             pods: Arc::new(Vec::new()),
             listed: Vec::new(),
             names: PodNames::default(),
+            facts: Vec::new(),
             statuses: None,
             aggregate: Aggregate::default(),
             desired: 0,
@@ -500,10 +562,28 @@ impl HpaSync {
             error: None,
             answers: Vec::new(),
             pods_answer: None,
+            trace: None,
             input,
         };
         sync.start();
         sync
+    }
+
+    /// A sync that records what explain reads ([`SyncTrace`]); it decides the same.
+    pub(crate) fn traced(input: HpaSyncInput) -> HpaSync {
+        let mut sync = HpaSync::new(input);
+        sync.trace = Some(Box::default());
+        sync
+    }
+
+    pub(crate) fn trace(&self) -> Option<&SyncTrace> {
+        self.trace.as_deref()
+    }
+
+    fn branch(&mut self, b: Branch) {
+        if let Some(t) = self.trace.as_mut() {
+            t.branch = Some(b);
+        }
     }
 
     /// The machine at a plain state: the input's sync with each answer reported in turn.
@@ -775,6 +855,9 @@ impl HpaSync {
         );
         let now = self.now();
         self.memory.record_initial(self.current, now);
+        if let Some(t) = self.trace.as_mut() {
+            t.memory_before = Some(self.memory.clone());
+        }
         let hpa = &self.input.hpa;
         let gate = self.input.feature_gates.hpa_scale_to_zero;
         let has_obj_ext = hpa
@@ -787,8 +870,10 @@ impl HpaSync {
             // H-41: metrics are computed iff ScaledToZero is True and (min ≠ 0 or an
             // Object/External metric exists).
             if scaled_to_zero && (self.min != 0 || has_obj_ext) {
+                self.branch(Branch::Metrics);
                 return self.compute_metrics();
             }
+            self.branch(Branch::Disabled);
             // H-41: scaling disabled.
             self.desired = 0;
             self.set(
@@ -803,15 +888,18 @@ impl HpaSync {
             return self.decided(false);
         }
         if self.current > max {
+            self.branch(Branch::AboveMax);
             self.reason = events::ABOVE_MAX.into();
             self.desired = max;
             return self.decided(true);
         }
         if self.current < self.min {
+            self.branch(Branch::BelowMin);
             self.reason = events::BELOW_MIN.into();
             self.desired = self.min;
             return self.decided(true);
         }
+        self.branch(Branch::Metrics);
         self.compute_metrics()
     }
 
@@ -874,6 +962,12 @@ impl HpaSync {
         self.names = PodNames::dedupe(&mut self.listed, |i| {
             pods.get(i).map_or("", |p| p.metadata.name.as_str())
         });
+        self.facts = self
+            .listed
+            .iter()
+            .filter_map(|&i| pods.get(i))
+            .map(PodFacts::of)
+            .collect();
         self.pods = pods;
         // H-59: the registered HPAs of the namespace whose stored selector matches one of
         // these pods; this HPA's own (just stored) selector matches them all.
@@ -932,6 +1026,14 @@ impl HpaSync {
                 Err(f) => {
                     self.events
                         .push(HpaEvent::warning(f.reason, f.inner.clone()));
+                    if let Some(t) = self.trace.as_mut() {
+                        t.metrics.push(MetricTrace {
+                            index: i,
+                            outcome: Err(f.clone()),
+                            pods: None,
+                            ready_pods: None,
+                        });
+                    }
                     self.aggregate.fail(f);
                 }
             }
@@ -948,6 +1050,7 @@ impl HpaSync {
         Context {
             pods,
             names: &self.names,
+            facts: &self.facts,
             startup: StartupPeriods {
                 cpu_initialization: Duration::from_seconds(
                     self.input.config.cpu_initialization_period_seconds,
@@ -979,6 +1082,12 @@ impl HpaSync {
             &self.input.hpa.metadata.namespace,
             response,
         );
+        if self.trace.is_some() {
+            let t = metric_trace(i, spec, &ctx, response, &result);
+            if let Some(trace) = self.trace.as_mut() {
+                trace.metrics.push(t);
+            }
+        }
         match result {
             Ok(c) => {
                 self.aggregate.propose(&c);
@@ -1067,6 +1176,10 @@ impl HpaSync {
     // ---- H-47..H-50: normalization -----------------------------------------------------
 
     fn normalize(&mut self, metric_desired: i32, metric_name: String) {
+        let traced = self
+            .trace
+            .is_some()
+            .then(|| (metric_desired, metric_name.clone()));
         let current = self.current;
         let mut desired = 0;
         let mut rescale_metric = String::new();
@@ -1122,6 +1235,15 @@ impl HpaSync {
             n.limit.reason,
             n.limit.message.into(),
         );
+        if let (Some(t), Some((metric_desired, metric_name))) = (self.trace.as_mut(), traced) {
+            t.normalized = Some(NormTrace {
+                metric_desired,
+                metric_name,
+                proposal: desired,
+                normalized: n,
+                from_zero_floor: false,
+            });
+        }
         let mut desired = n.desired;
         // H-49: scale from zero up to min.
         let gate = self.input.feature_gates.hpa_scale_to_zero;
@@ -1134,6 +1256,9 @@ impl HpaSync {
             desired = self.min;
             if self.reason.is_empty() {
                 self.reason = events::BELOW_MIN.into();
+            }
+            if let Some(n) = self.trace.as_mut().and_then(|t| t.normalized.as_mut()) {
+                n.from_zero_floor = true;
             }
         }
         self.desired = desired;
@@ -1328,6 +1453,54 @@ impl HpaSync {
         self.pending = None;
         self.error = error;
         self.done = Some(self.finish_value());
+    }
+}
+
+/// Explain's record of one metric: the calculator's grouping of the pods for the pod
+/// metrics, the ready-pod count for the Object and External value targets.
+fn metric_trace(
+    index: usize,
+    spec: &super::model::MetricSpec,
+    ctx: &Context<'_>,
+    response: &MetricResponse,
+    result: &std::result::Result<metrics::Computed, metrics::Failure>,
+) -> MetricTrace {
+    let resource = match spec.type_.as_str() {
+        "Resource" => spec.resource.as_ref().map(|r| r.name.as_str()),
+        "ContainerResource" => spec.container_resource.as_ref().map(|r| r.name.as_str()),
+        "Pods" => Some(""),
+        _ => None,
+    };
+    let pods = resource.and_then(|resource| {
+        let (groups, values) = super::calculator::grouping(ctx, response, resource)?;
+        let unready_why = groups
+            .unready
+            .iter()
+            .map(|&i| super::calculator::cpu_unready_why(ctx, response, i))
+            .collect();
+        Some(PodTrace {
+            names: ctx.pods.iter().map(|p| p.metadata.name.clone()).collect(),
+            groups,
+            values,
+            unready_why,
+        })
+    });
+    let value_target = match spec.type_.as_str() {
+        "Object" => spec
+            .object
+            .as_ref()
+            .is_some_and(|o| o.target.type_ == "Value"),
+        "External" => spec
+            .external
+            .as_ref()
+            .is_some_and(|e| e.target.average_value.is_none()),
+        _ => false,
+    };
+    MetricTrace {
+        index,
+        outcome: result.clone(),
+        pods,
+        ready_pods: value_target.then(|| super::pods::ready_count(ctx.facts)),
     }
 }
 

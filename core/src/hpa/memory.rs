@@ -56,14 +56,12 @@ impl HpaMemory {
     /// window (an entry exactly at the cutoff counts); then `proposal` is remembered over
     /// the last old entry, or appended.
     pub(crate) fn stabilize_legacy(&mut self, proposal: i32, window: Duration, now: Time) -> i32 {
-        // Negated as Go negates a Duration: the most negative one stays itself (a window of
-        // -2^63 ns reaches back 292 years, as upstream's does), no overflow.
-        let cutoff = now.plus(Duration::from_nanos(window.as_nanos().wrapping_neg()));
+        let cutoff = cutoff(window, now);
         let list = self.recommendations.get_or_insert_with(Vec::new);
         let mut max = proposal;
         let mut old = None;
         for (i, rec) in list.iter().enumerate() {
-            if rec.timestamp < cutoff {
+            if !in_legacy_window(rec.timestamp, cutoff) {
                 old = Some(i);
             } else if rec.recommendation > max {
                 max = rec.recommendation;
@@ -92,16 +90,16 @@ impl HpaMemory {
         down_window: Duration,
         now: Time,
     ) -> i32 {
-        let up_cut = now.plus(Duration::from_nanos(up_window.as_nanos().wrapping_neg()));
-        let down_cut = now.plus(Duration::from_nanos(down_window.as_nanos().wrapping_neg()));
+        let up_cut = cutoff(up_window, now);
+        let down_cut = cutoff(down_window, now);
         let list = self.recommendations.get_or_insert_with(Vec::new);
         let (mut up, mut down) = (proposal, proposal);
         let mut old = None;
         for (i, rec) in list.iter().enumerate() {
-            if rec.timestamp > up_cut {
+            if in_window(rec.timestamp, up_cut) {
                 up = up.min(rec.recommendation);
             }
-            if rec.timestamp > down_cut {
+            if in_window(rec.timestamp, down_cut) {
                 down = down.max(rec.recommendation);
             }
             if rec.timestamp < up_cut && rec.timestamp < down_cut {
@@ -176,6 +174,46 @@ impl HpaMemory {
             None => list.push(event),
         }
     }
+}
+
+impl HpaMemory {
+    /// Explain's trace of H-104: the recommendations the legacy window takes part in.
+    pub(crate) fn legacy_window(&self, window: Duration, now: Time) -> Vec<Recommendation> {
+        let cut = cutoff(window, now);
+        self.recommendations
+            .iter()
+            .flatten()
+            .filter(|r| in_legacy_window(r.timestamp, cut))
+            .copied()
+            .collect()
+    }
+
+    /// Explain's trace of H-110: the recommendations inside a behavior window.
+    pub(crate) fn behavior_window(&self, window: Duration, now: Time) -> Vec<Recommendation> {
+        let cut = cutoff(window, now);
+        self.recommendations
+            .iter()
+            .flatten()
+            .filter(|r| in_window(r.timestamp, cut))
+            .copied()
+            .collect()
+    }
+}
+
+/// `now − window`, negated as Go negates a Duration: the most negative one stays itself
+/// (a window of −2^63 ns reaches back 292 years, as upstream's does), no overflow.
+fn cutoff(window: Duration, now: Time) -> Time {
+    now.plus(Duration::from_nanos(window.as_nanos().wrapping_neg()))
+}
+
+/// H-104: the legacy window keeps an entry at or after the cutoff.
+fn in_legacy_window(t: Time, cutoff: Time) -> bool {
+    t >= cutoff
+}
+
+/// H-110: a behavior window holds an entry strictly after its cutoff.
+fn in_window(t: Time, cutoff: Time) -> bool {
+    t > cutoff
 }
 
 /// Overwrites entry `old` with `rec`, or appends it.

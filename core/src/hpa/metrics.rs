@@ -81,6 +81,8 @@ pub struct Computed {
     pub name: String,
     pub status: MetricStatus,
     pub timestamp: Option<Time>,
+    /// The calculator's proposal as it came (explain reads its ratio and rebalance).
+    pub proposal: Proposal,
 }
 
 /// H-72/H-68: what a metric spec needs before any query, and the query it then makes.
@@ -504,6 +506,7 @@ fn computed(p: Proposal, name: String, status: MetricStatus) -> Computed {
         name,
         status,
         timestamp: p.timestamp,
+        proposal: p,
     }
 }
 

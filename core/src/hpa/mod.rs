@@ -42,7 +42,9 @@
 //! ```
 
 pub mod calculator;
+pub mod client;
 pub mod events;
+pub mod explain;
 pub mod forecast;
 pub mod machine;
 pub mod memory;
@@ -54,6 +56,7 @@ pub mod status;
 
 pub use calculator::Tolerances;
 pub use events::HpaEvent;
+pub use explain::{explain_hpa, explain_hpa_json, render_hpa, HpaExplainInput, HpaExplanation};
 pub use forecast::{
     forecast, HpaForecast, HpaForecastInput, HpaForecastStep, HpaForecastTotals, LoadCurve,
     LoadPoint, PodModel, Shortfall,

@@ -8,7 +8,7 @@ use crate::time::{Duration, Time};
 
 use super::calculator::{ceil_i32, go_i32};
 use super::memory::HpaMemory;
-use super::model::{Behavior, ScalingRules};
+use super::model::{Behavior, ScalingPolicy, ScalingRules};
 
 /// Why the count was limited, and the message (H-106, H-112..H-114).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -142,8 +142,7 @@ pub(crate) fn with_behavior(
 ) -> Normalized {
     let up = behavior.scale_up.as_ref();
     let down = behavior.scale_down.as_ref();
-    let up_window = window(up).unwrap_or(Duration::from_nanos(0));
-    let down_window = window(down).unwrap_or(default_down_window);
+    let (up_window, down_window) = windows(behavior, default_down_window);
     let stabilized =
         memory.stabilize_with_windows(b.current, proposal, up_window, down_window, now);
     let stabilization = if stabilized == proposal {
@@ -160,6 +159,15 @@ pub(crate) fn with_behavior(
         desired,
         limit,
     }
+}
+
+/// H-109/H-110: the up and down stabilization windows (an unset scale-down window is the
+/// controller's).
+pub(crate) fn windows(behavior: &Behavior, default_down_window: Duration) -> (Duration, Duration) {
+    (
+        window(behavior.scale_up.as_ref()).unwrap_or(Duration::from_nanos(0)),
+        window(behavior.scale_down.as_ref()).unwrap_or(default_down_window),
+    )
 }
 
 fn window(rules: Option<&ScalingRules>) -> Option<Duration> {
@@ -254,14 +262,8 @@ fn policy_limit(
         .and_then(|r| r.policies.as_deref())
         .unwrap_or_default()
     {
-        let start = period_start(memory, current, p.period_seconds, now);
-        let fraction = f64::from(p.value) / 100.0;
-        match (p.type_.as_str(), up) {
-            ("Pods", true) => proposed = start.wrapping_add(p.value),
-            ("Pods", false) => proposed = start.wrapping_sub(p.value),
-            ("Percent", true) => proposed = ceil_i32(f64::from(start) * (1.0 + fraction)),
-            ("Percent", false) => proposed = go_i32(f64::from(start) * (1.0 - fraction)),
-            _ => {}
+        if let Some(bound) = policy_bound(memory, current, p, now, up).1 {
+            proposed = bound;
         }
         result = if highest {
             result.max(proposed)
@@ -270,6 +272,27 @@ fn policy_limit(
         };
     }
     result
+}
+
+/// H-115/H-116 for one policy: the replicas at its period's start, and the bound it
+/// allows from there (`None` for an unknown type, which upstream skips).
+pub(crate) fn policy_bound(
+    memory: &HpaMemory,
+    current: i32,
+    p: &ScalingPolicy,
+    now: Time,
+    up: bool,
+) -> (i32, Option<i32>) {
+    let start = period_start(memory, current, p.period_seconds, now);
+    let fraction = f64::from(p.value) / 100.0;
+    let bound = match (p.type_.as_str(), up) {
+        ("Pods", true) => Some(start.wrapping_add(p.value)),
+        ("Pods", false) => Some(start.wrapping_sub(p.value)),
+        ("Percent", true) => Some(ceil_i32(f64::from(start) * (1.0 + fraction))),
+        ("Percent", false) => Some(go_i32(f64::from(start) * (1.0 - fraction))),
+        _ => None,
+    };
+    (start, bound)
 }
 
 /// H-121: the longest policy period of a direction (0 without policies).

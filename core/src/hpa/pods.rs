@@ -3,6 +3,8 @@
 //! the requests a utilization is a percentage of, and the ready-pod count the Object
 //! and External value targets multiply by.
 
+use std::cell::RefCell;
+
 use crate::fxhash::FxHashMap;
 use crate::time::{Duration, Time};
 
@@ -37,33 +39,15 @@ pub struct PodNames {
     /// Every name, in position order; `ends[i]` is where the i-th ends.
     bytes: String,
     ends: Vec<u32>,
+    /// For each sample of the list attached last, in list order, one more than the
+    /// position it named (0: none): the next metric's list, usually in the same order,
+    /// is checked against it first.
+    last: RefCell<Vec<u32>>,
 }
 
-/// A pod name's hash: a folded multiply per 8-byte word. (The crate's Fx hash lets the
-/// last byte of a word cancel out against the next word: generated pod names such as
-/// `web-7d9f8b6c5d-22bbb` gave 5,455 distinct hashes for 10,000 names.)
+/// A pod name's hash, its 64 bits folded into the 32 the index keeps.
 fn name_hash(name: &str) -> u32 {
-    const K: u64 = 0x9e37_79b9_7f4a_7c15;
-    let fold = |h: u64, w: [u8; 8]| {
-        let x = u128::from(h ^ u64::from_le_bytes(w)) * u128::from(K);
-        (x as u64) ^ ((x >> 64) as u64)
-    };
-    let bytes = name.as_bytes();
-    let mut h = bytes.len() as u64;
-    let mut chunks = bytes.chunks_exact(8);
-    for c in &mut chunks {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(c);
-        h = fold(h, w);
-    }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let mut w = [0u8; 8];
-        for (d, s) in w.iter_mut().zip(rest) {
-            *d = *s;
-        }
-        h = fold(h, w);
-    }
+    let h = crate::fxhash::hash_bytes(0, name.as_bytes());
     (h ^ (h >> 32)) as u32
 }
 
@@ -75,6 +59,7 @@ impl PodNames {
             slots: vec![(0, 0); size],
             bytes: String::new(),
             ends: Vec::with_capacity(items.len()),
+            last: RefCell::default(),
         };
         let mask = size - 1;
         for i in 0..items.len() {
@@ -151,9 +136,9 @@ pub(crate) struct Samples<'a> {
 }
 
 impl<'a> Samples<'a> {
-    /// The samples of `list` attached to `pods`: while the i-th sample names the i-th pod
-    /// it is taken as that pod's, from the first that does not on the name index finds
-    /// each.
+    /// The samples of `list` attached to `pods`: the k-th sample is first taken as the
+    /// pod's that the k-th sample of the list attached before named (the k-th pod for
+    /// the first list), and found on the name index when the names differ.
     pub fn attach(
         pods: &[&HpaPod],
         names: &PodNames,
@@ -163,10 +148,25 @@ impl<'a> Samples<'a> {
             by_pod: vec![None; pods.len()],
             ..Samples::default()
         };
-        let mut in_step = true;
+        let mut scratch = Vec::new();
+        let mut last = names.last.try_borrow_mut();
+        let last = last.as_deref_mut().unwrap_or(&mut scratch);
+        let first = last.is_empty();
         for (k, (name, sample)) in list.enumerate() {
-            in_step = in_step && names.name(k) == Some(name);
-            let at = if in_step { Some(k) } else { names.find(name) };
+            let guess = if first {
+                Some(k)
+            } else {
+                last.get(k).and_then(|&p| (p as usize).checked_sub(1))
+            };
+            let at = match guess {
+                Some(g) if names.name(g) == Some(name) => Some(g),
+                _ => names.find(name),
+            };
+            let seen = at.map_or(0, |i| i as u32 + 1);
+            match last.get_mut(k) {
+                Some(slot) => *slot = seen,
+                None => last.push(seen),
+            }
             match at {
                 Some(i) => out.set(i, sample),
                 None => {
@@ -237,10 +237,66 @@ pub(crate) struct Startup {
     pub now: Time,
 }
 
+/// What grouping (H-76, H-77) and the ready-pod count (H-95) read of a pod, read once
+/// per sync: the metrics then walk these records instead of the pods.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PodFacts {
+    class: Class,
+    /// Running and Ready (H-95).
+    running_ready: bool,
+    /// The first Ready condition: its status and its transition time (Go's nanoseconds).
+    ready: Option<(ReadyStatus, i128)>,
+    /// The start time in nanoseconds.
+    start: Option<i128>,
+}
+
+/// A pod's class before its sample is looked at (H-76).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Class {
+    /// Terminating or Failed.
+    Ignored,
+    Pending,
+    Counted,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ReadyStatus {
+    True,
+    False,
+    Other,
+}
+
+impl PodFacts {
+    pub fn of(pod: &HpaPod) -> PodFacts {
+        let phase = pod.status.phase.as_str();
+        let class = if pod.metadata.deletion_timestamp.is_some() || phase == "Failed" {
+            Class::Ignored
+        } else if phase == "Pending" {
+            Class::Pending
+        } else {
+            Class::Counted
+        };
+        let ready = pod.ready_condition().map(|c| {
+            let status = match c.status.as_str() {
+                "True" => ReadyStatus::True,
+                "False" => ReadyStatus::False,
+                _ => ReadyStatus::Other,
+            };
+            (status, go_nanos(c.last_transition_time))
+        });
+        PodFacts {
+            class,
+            running_ready: phase == "Running" && pod.is_ready(),
+            ready,
+            start: pod.status.start_time.map(|t| i128::from(t.unix_nanos())),
+        }
+    }
+}
+
 /// H-76: classifies every listed pod, in this order: terminating or Failed → ignored;
 /// Pending → unready; no sample → missing; for `cpu` only, H-77 → unready; else ready.
 pub(crate) fn group(
-    pods: &[&HpaPod],
+    pods: &[PodFacts],
     samples: &Samples<'_>,
     resource: &str,
     startup: Startup,
@@ -248,13 +304,16 @@ pub(crate) fn group(
     let cpu = resource == "cpu";
     let mut g = Groups::default();
     for (name, pod) in pods.iter().enumerate() {
-        if pod.metadata.deletion_timestamp.is_some() || pod.status.phase == "Failed" {
-            g.ignored.push(name);
-            continue;
-        }
-        if pod.status.phase == "Pending" {
-            g.unready.push(name);
-            continue;
+        match pod.class {
+            Class::Ignored => {
+                g.ignored.push(name);
+                continue;
+            }
+            Class::Pending => {
+                g.unready.push(name);
+                continue;
+            }
+            Class::Counted => {}
         }
         let Some(sample) = samples.get(name) else {
             g.missing.push(name);
@@ -270,30 +329,54 @@ pub(crate) fn group(
 }
 
 /// H-77: is this pod's CPU sample left out as a start-up artefact?
-pub(crate) fn cpu_sample_unready(pod: &HpaPod, sample: &Sample, startup: Startup) -> bool {
-    let (Some(ready), Some(start)) = (pod.ready_condition(), pod.status.start_time) else {
-        return true;
+pub(crate) fn cpu_sample_unready(pod: &PodFacts, sample: &Sample, startup: Startup) -> bool {
+    cpu_unready_why(pod, sample, startup).is_some()
+}
+
+/// Why H-77 leaves a pod's CPU sample out (explain's words for the same test).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CpuUnready {
+    /// No Ready condition, or no start time.
+    NoReadinessOrStart,
+    /// Inside the CPU initialization period and Ready is False.
+    InitializingNotReady,
+    /// Inside the CPU initialization period and the sample's window began before the
+    /// last readiness change.
+    InitializingStaleSample,
+    /// Past the initialization period, Ready is False and it never became ready within
+    /// the initial readiness delay.
+    NeverReady,
+}
+
+/// H-77, with the branch that decided.
+pub(crate) fn cpu_unready_why(
+    pod: &PodFacts,
+    sample: &Sample,
+    startup: Startup,
+) -> Option<CpuUnready> {
+    let (Some((ready, transition)), Some(start)) = (pod.ready, pod.start) else {
+        return Some(CpuUnready::NoReadinessOrStart);
     };
-    let start = i128::from(start.unix_nanos());
-    let transition = go_nanos(ready.last_transition_time);
+    let not_ready = ready == ReadyStatus::False;
     let now = i128::from(startup.now.unix_nanos());
     if start + i128::from(startup.cpu_initialization.as_nanos()) > now {
         // Still initializing: unready, or no full window since the last readiness change.
-        ready.status == "False"
-            || go_nanos(sample.timestamp) < transition + i128::from(sample.window.as_nanos())
+        if not_ready {
+            return Some(CpuUnready::InitializingNotReady);
+        }
+        (go_nanos(sample.timestamp) < transition + i128::from(sample.window.as_nanos()))
+            .then_some(CpuUnready::InitializingStaleSample)
     } else {
         // Past initialization: left out only if it never became ready since it started.
-        ready.status == "False"
-            && start + i128::from(startup.readiness_delay.as_nanos()) > transition
+        (not_ready && start + i128::from(startup.readiness_delay.as_nanos()) > transition)
+            .then_some(CpuUnready::NeverReady)
     }
 }
 
 /// H-95: pods in phase Running with a Ready condition that is True (terminating ones
 /// included).
-pub(crate) fn ready_count(pods: &[&HpaPod]) -> i64 {
-    pods.iter()
-        .filter(|p| p.status.phase == "Running" && p.is_ready())
-        .count() as i64
+pub(crate) fn ready_count(pods: &[PodFacts]) -> i64 {
+    pods.iter().filter(|p| p.running_ready).count() as i64
 }
 
 /// H-80/H-81: each listed pod's request of `resource` in milli-units, by position (all
@@ -326,7 +409,7 @@ fn has_pod_level_requests(pod: &HpaPod) -> bool {
         .resources
         .as_ref()
         .and_then(|r| r.requests.as_ref())
-        .is_some_and(|r| r.keys().any(|k| supported_pod_level(k)))
+        .is_some_and(|r| r.keys().any(|k| supported_pod_level(k.as_str())))
 }
 
 /// H-80: the sum over the containers and the restartable init containers (or the named
@@ -456,7 +539,7 @@ mod tests {
     }
 
     fn class(p: &HpaPod, samples: &Samples<'_>, resource: &str) -> &'static str {
-        let g = group(&[p], samples, resource, startup());
+        let g = group(&[PodFacts::of(p)], samples, resource, startup());
         match (g.ready, g.unready.len(), g.missing.len(), g.ignored.len()) {
             (1, 0, 0, 0) => "ready",
             (0, 1, 0, 0) => "unready",
@@ -592,6 +675,18 @@ mod tests {
         s.remove(1);
         assert_eq!(s.len(), 3);
         assert_eq!(s.listed(), [Some(plain(6)), None]);
+        // The next list is checked against the positions the last one named: the same
+        // order, another order, names dropped or unknown, all attach by name.
+        let again = [("b", plain(3)), ("a", plain(4))];
+        let s = Samples::attach(&listed, &names, again.into_iter());
+        assert_eq!(s.listed(), [Some(plain(4)), Some(plain(3))]);
+        let swapped = [("a", plain(7)), ("z", plain(8)), ("b", plain(9))];
+        let s = Samples::attach(&listed, &names, swapped.into_iter());
+        assert_eq!(s.listed(), [Some(plain(7)), Some(plain(9))]);
+        assert_eq!(s.len(), 3);
+        let short = [("b", plain(1))];
+        let s = Samples::attach(&listed, &names, short.into_iter());
+        assert_eq!(s.listed(), [None, Some(plain(1))]);
     }
 
     fn request(v: serde_json::Value, container: &str, gate: bool) -> Result<i64, String> {
@@ -629,5 +724,20 @@ mod tests {
         let overhead = json!({"metadata": {"name": "p"}, "spec": {"resources": {"requests": {"cpu": "1"}},
             "overhead": {"cpu": "250m"}, "containers": [{"name": "app"}]}});
         assert_eq!(request(overhead, "", true), Ok(1250));
+        // Any resource name is a key (cpu and memory held without a text), written back
+        // in name order.
+        let other = pod(
+            json!({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "app",
+            "resources": {"requests": {"memory": "1Ki", "example.com/gpu": "2", "cpu": "1"}}}]}}),
+        );
+        assert_eq!(
+            requests(&[&other], "", "example.com/gpu", true),
+            Ok(vec![2000])
+        );
+        assert_eq!(requests(&[&other], "", "memory", true), Ok(vec![1_024_000]));
+        assert_eq!(
+            serde_json::to_value(&other.spec.containers[0].resources).unwrap(),
+            json!({"requests": {"cpu": "1", "example.com/gpu": "2", "memory": "1Ki"}})
+        );
     }
 }

@@ -3,7 +3,9 @@ import type { HpaConfig } from "./HpaConfig.js";
 import type { HpaGates } from "./HpaGates.js";
 import type { KubeObject } from "./KubeObject.js";
 import type { LoadCurve } from "./LoadCurve.js";
+import type { MetricLoad } from "./MetricLoad.js";
 import type { PodModel } from "./PodModel.js";
+import type { RolloutPlan } from "./RolloutPlan.js";
 import type { Time } from "./Time.js";
 
 /**
@@ -21,11 +23,20 @@ hpa: KubeObject,
 /**
  * The controller's configuration; `syncPeriodSeconds` (15) is the forecast's step.
  */
-config?: Partial<HpaConfig>, featureGates?: Partial<HpaGates>, load: LoadCurve, pods?: Partial<PodModel>, 
+config?: Partial<HpaConfig>, featureGates?: Partial<HpaGates>, load: LoadCurve, 
 /**
- * The target's replicas at the start, all Ready for an hour.
+ * What drives each metric, index for index with `hpa.spec.metrics` (a metric
+ * without an entry reads `load`).
+ */
+metrics?: Array<MetricLoad>, pods?: Partial<PodModel>, 
+/**
+ * The Deployment's replicas at the start, all Ready for an hour.
  */
 initialReplicas: number, 
+/**
+ * A rollout during the forecast (none unless given).
+ */
+rollout?: RolloutPlan, 
 /**
  * How long to play (3600 s).
  */

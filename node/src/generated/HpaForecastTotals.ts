@@ -9,10 +9,15 @@ export type HpaForecastTotals = { syncs: number, rescales: number, scaleUps: num
  */
 directionChanges: number, secondsUnderCapacity: number, 
 /**
- * Σ max(0, pods − load) × sync period.
+ * Σ max(0, pods − the highest load) × sync period.
  */
 overProvisionedPodSeconds: number, peakPods: number, 
 /**
  * The longest time to capacity among the shortfalls that ended.
  */
-longestSecondsToCapacity?: number, };
+longestSecondsToCapacity?: number, 
+/**
+ * With a rollout: seconds from its start to the first sync with no old replica
+ * left and every pod of the new ReplicaSet available (none: not done in time).
+ */
+rolloutSeconds?: number, };

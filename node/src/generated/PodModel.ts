@@ -5,7 +5,7 @@
  */
 export type PodModel = { 
 /**
- * From a scale write to the ReplicaSet controller creating or deleting pods (1 s).
+ * From a scale write (or a rollout's start) to the controllers acting on it (1 s).
  */
 createDelaySeconds: number, 
 /**
@@ -21,9 +21,17 @@ readySeconds: number,
  */
 startupCpu: number, 
 /**
+ * The memory of a Running pod that is not Ready, as a fraction of its request (0.5).
+ */
+startupMemory: number, 
+/**
  * Each pod's CPU request in millicores (500).
  */
 cpuRequestMillis: number, 
+/**
+ * Each pod's memory request in MiB (512).
+ */
+memoryRequestMi: number, 
 /**
  * The spread of a Ready pod's sample around its share: uniform in ± this fraction,
  * seeded (0.05).

@@ -10,7 +10,7 @@ import { CliError, usageError } from "./io.js";
 
 /** What a `TYPE/NAME` argument names, in kubectl's spellings. */
 export interface Target {
-  kind: "Deployment" | "ReplicaSet";
+  kind: "Deployment" | "ReplicaSet" | "HorizontalPodAutoscaler";
   name: string;
   /** As given (`deploy/web`). */
   arg: string;
@@ -27,6 +27,11 @@ const KINDS: Record<string, Target["kind"]> = {
   replicasets: "ReplicaSet",
   "replicaset.apps": "ReplicaSet",
   "replicasets.apps": "ReplicaSet",
+  hpa: "HorizontalPodAutoscaler",
+  horizontalpodautoscaler: "HorizontalPodAutoscaler",
+  horizontalpodautoscalers: "HorizontalPodAutoscaler",
+  "horizontalpodautoscaler.autoscaling": "HorizontalPodAutoscaler",
+  "horizontalpodautoscalers.autoscaling": "HorizontalPodAutoscaler",
 };
 
 export function parseTarget(arg: string): Target {
@@ -34,7 +39,7 @@ export function parseTarget(arg: string): Target {
   const kind = KINDS[arg.slice(0, Math.max(slash, 0)).toLowerCase()];
   const name = arg.slice(slash + 1);
   if (slash < 0 || kind === undefined || name === "" || name.includes("/")) {
-    throw usageError(`'${arg}': expected deploy/NAME or rs/NAME`, "explain");
+    throw usageError(`'${arg}': expected deploy/NAME, rs/NAME or hpa/NAME`, "explain");
   }
   return { kind, name, arg };
 }
@@ -45,9 +50,16 @@ export interface ClusterOptions {
   context?: string;
 }
 
-/** The snapshot's JSON text and the namespace read. */
-export async function readCluster(target: Target, o: ClusterOptions): Promise<{ text: string; namespace: string; source: string }> {
-  // Loaded on demand: only this path of the CLI needs @kubernetes/client-node.
+/** A cluster reached through the kubeconfig: its credentials, its server, the namespace to read. */
+export interface Connection {
+  kc: KubeConfig;
+  server: string;
+  namespace: string;
+}
+
+/** Loads the kubeconfig (the options' file and context) and picks the namespace. */
+export async function connect(o: ClusterOptions): Promise<Connection> {
+  // Loaded on demand: only the cluster paths of the CLI need @kubernetes/client-node.
   const { loadKubeConfig } = await import("../operator/kube.js");
   let kc;
   try {
@@ -58,6 +70,13 @@ export async function readCluster(target: Target, o: ClusterOptions): Promise<{ 
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new CliError("no cluster in the kubeconfig", 1);
   const namespace = o.namespace ?? kc.getContextObject(kc.getCurrentContext())?.namespace ?? "default";
+  return { kc, server: cluster.server, namespace };
+}
+
+/** The snapshot's JSON text and the namespace read. */
+export async function readCluster(target: Target, o: ClusterOptions): Promise<{ text: string; namespace: string; source: string }> {
+  const { kc, server, namespace } = await connect(o);
+  const cluster = { server };
   const ns = encodeURIComponent(namespace);
   const lists: [string, string, string][] = [
     ["Deployment", "apps/v1", `/apis/apps/v1/namespaces/${ns}/deployments`],
@@ -94,10 +113,10 @@ async function notFound(kc: KubeConfig, server: string, namespace: string, targe
   return `${missing} (whether namespace ${namespace} exists is not known: reading it answered ${ns.code} ${statusMessage(ns.body)})`;
 }
 
-type KubeConfig = ReturnType<typeof import("../operator/kube.js").loadKubeConfig>;
+export type KubeConfig = ReturnType<typeof import("../operator/kube.js").loadKubeConfig>;
 
 /** GET `path` with the kubeconfig's credentials; the JSON body, or a one-line error. */
-async function getJson(kc: KubeConfig, server: string, path: string): Promise<unknown> {
+export async function getJson(kc: KubeConfig, server: string, path: string): Promise<unknown> {
   const { code, body, url } = await get(kc, server, path);
   if (code < 200 || code > 299) throw new CliError(`GET ${url.pathname}: ${code} ${statusMessage(body)}`, 1);
   try {
@@ -108,7 +127,7 @@ async function getJson(kc: KubeConfig, server: string, path: string): Promise<un
 }
 
 /** A Status body's message, else the body's start. */
-function statusMessage(body: string): string {
+export function statusMessage(body: string): string {
   try {
     const status = JSON.parse(body) as { message?: unknown };
     if (typeof status.message === "string") return status.message;
@@ -119,7 +138,7 @@ function statusMessage(body: string): string {
 }
 
 /** GET `path` with the kubeconfig's credentials: the status code and the body (a transport failure: a one-line error). */
-async function get(kc: KubeConfig, server: string, path: string): Promise<{ code: number; body: string; url: URL }> {
+export async function get(kc: KubeConfig, server: string, path: string): Promise<{ code: number; body: string; url: URL }> {
   const url = new URL(`${server.replace(/\/$/, "")}${path}`);
   const options: RequestOptions = { method: "GET", headers: { accept: "application/json" } };
   try {

@@ -2,15 +2,19 @@
 // `kubectl get rs,pods -o json` snapshot, and which pods a scale-down would delete first.
 
 import { explainReport, explainText, isReplicoreError, type ReportOptions, type ReplicoreError } from "replicore/full";
-import { parseCommandArgs, stringValue } from "./args.js";
+import { parseCommandArgs, stringValue, type Parsed } from "./args.js";
 import { parseTarget, readCluster } from "./cluster.js";
-import { CliError, describeInputError, emit, readInput, usageError, type Input } from "./io.js";
+import { CliError, describeInputError, emit, parseJson, readInput, usageError, type Input } from "./io.js";
 
 export const EXPLAIN_USAGE = `usage: replicore explain [-f FILE|-] [--replicas N] [--rs NAME] [--deployment NAME]
                         [--now TIME] [--forecast [--startup S] [--seed N]
                         [--failing|--assume-ready]] [--json]
        replicore explain deploy/NAME|rs/NAME [-n NAMESPACE] [--kubeconfig FILE]
                         [--context NAME] [other options as above]
+       replicore explain hpa/NAME [-n NAMESPACE] [--kubeconfig FILE] [--context NAME]
+                        [--now TIME] [--json]
+       replicore explain hpa/NAME -f FILE [--metrics FILE]... [--memory FILE]
+                        [--now TIME] [--json]
 
 Explains what the Deployment and ReplicaSet controllers would do now with a cluster
 snapshot. Per Deployment: its revision, new and old ReplicaSets, maxSurge and
@@ -27,6 +31,19 @@ the start-up time, crash-looping), and says what it assumed of each: the ones un
 past the start-up time or restarting never become ready, and neither do the new
 template's new pods when all its observed ones fail. --failing and --assume-ready
 override what the cluster shows.
+
+Given hpa/NAME, "why N?" for that HorizontalPodAutoscaler: per metric the current
+value against the target, the usage ratio against the tolerance band, which pods
+counted and which were left out or assumed at 0 % / 100 % and why; the max over the
+metrics, the stabilization window and the recommendation that bounds it, the policy or
+min/max that limits the change, the desired replicas, the conditions, and what the
+next sync writes. Read from the cluster (read-only: the HPA, its target's scale, the
+pods of its selector, and metrics.k8s.io, custom.metrics.k8s.io and
+external.metrics.k8s.io as each metric asks), or with -f from \`kubectl get
+hpa,deploy,rs,pods -o json\` and each --metrics file (a metrics API's answer as
+\`kubectl get --raw\` prints it). The controller keeps its memory (recent
+recommendations and scale events) in process: unless --memory gives it, explain says
+what it assumed and the range of replicas the memory could make.
 
 Given deploy/NAME or rs/NAME, the snapshot is read from the cluster of the kubeconfig
 (read-only: the namespace's Deployments, ReplicaSets and pods, as \`kubectl get
@@ -51,6 +68,9 @@ Installed as \`kubectl-replicore\` on PATH, it is also \`kubectl replicore expla
   --failing         forecast: the new template's pods never become ready
   --assume-ready    forecast: every pod becomes ready after its start-up time (one
                     unready past it or restarting: a start-up time from now)
+  --metrics FILE    with hpa/NAME -f: a metrics API's answer (repeatable), e.g. of
+                    \`kubectl get --raw /apis/metrics.k8s.io/v1beta1/namespaces/NS/pods\`
+  --memory FILE     with hpa/NAME: the controller's memory (HpaMemory JSON)
   --json            print the explanation as JSON
   -h, --help        this help
 
@@ -59,6 +79,8 @@ examples:
   kubectl get deploy,rs,pods -n shop -o json | replicore explain --forecast
   replicore explain deploy/web -n shop --forecast
   kubectl replicore explain rs/web-7d9f8b6c5d -n shop --replicas 3
+  replicore explain hpa/web -n shop
+  replicore explain hpa/web -f shop.json --metrics pod-metrics.json
 `;
 
 const OPTIONS = {
@@ -76,11 +98,18 @@ const OPTIONS = {
   failing: { type: "boolean" },
   "assume-ready": { type: "boolean" },
   json: { type: "boolean" },
+  metrics: { type: "string", multiple: true },
+  memory: { type: "string" },
 } as const;
 
 export async function explainCommand(args: string[]): Promise<void> {
   const p = parseCommandArgs("explain", args, OPTIONS, 1);
   if (p.values.help) return emit(EXPLAIN_USAGE);
+  const hpa = p.positionals[0] !== undefined ? parseTarget(p.positionals[0]) : undefined;
+  if (hpa?.kind === "HorizontalPodAutoscaler") return explainHpaCommand(p, hpa.name);
+  if (p.values.metrics !== undefined || stringValue(p, "memory") !== undefined) {
+    throw usageError("--metrics and --memory go with hpa/NAME", "explain");
+  }
 
   const options: ReportOptions = { now: stringValue(p, "now") ?? nowWholeSeconds() };
   const replicas = stringValue(p, "replicas");
@@ -148,6 +177,53 @@ export async function explainCommand(args: string[]): Promise<void> {
     throw e;
   }
   emit(out);
+}
+
+/** `explain hpa/NAME`: from files with -f, else from the cluster. */
+async function explainHpaCommand(p: Parsed, name: string): Promise<void> {
+  for (const flag of ["replicas", "rs", "deployment", "startup", "seed"]) {
+    if (stringValue(p, flag) !== undefined) throw usageError(`--${flag} does not go with hpa/NAME`, "explain");
+  }
+  if (p.values.forecast || p.values.failing || p.values["assume-ready"]) throw usageError("--forecast does not go with hpa/NAME", "explain");
+  const { explainHpaInput, hpaInputFromCluster, hpaInputFromFiles } = await import("./hpa.js");
+  const now = stringValue(p, "now") ?? nowWholeSeconds();
+  const file = stringValue(p, "file");
+  const metrics = (p.values.metrics as string[] | undefined) ?? [];
+  const memoryFile = stringValue(p, "memory");
+  let input: Record<string, unknown>;
+  let source: string;
+  if (file !== undefined) {
+    for (const flag of ["kubeconfig", "context"]) {
+      if (stringValue(p, flag) !== undefined) throw usageError(`--${flag} goes with reading from a cluster, not with -f`, "explain");
+    }
+    const ns = stringValue(p, "namespace");
+    const objects = readInput(file);
+    source = objects.name;
+    // -n narrows the name to a namespace when the file holds several.
+    input = hpaInputFromFiles(now, ns !== undefined ? `${ns}/${name}` : name, objects, metrics, memoryFile);
+  } else {
+    if (metrics.length > 0) throw usageError("--metrics goes with -f (from a cluster the metrics APIs are read)", "explain");
+    const read = await hpaInputFromCluster(now, name, {
+      ...(stringValue(p, "namespace") !== undefined ? { namespace: stringValue(p, "namespace") as string } : {}),
+      ...(stringValue(p, "kubeconfig") !== undefined ? { kubeconfig: stringValue(p, "kubeconfig") as string } : {}),
+      ...(stringValue(p, "context") !== undefined ? { context: stringValue(p, "context") as string } : {}),
+    });
+    input = read.input;
+    source = read.source;
+    if (memoryFile !== undefined) input.memory = parseJson(readInput(memoryFile));
+  }
+  let e;
+  try {
+    e = explainHpaInput(input);
+  } catch (err) {
+    if (isReplicoreError(err)) {
+      if (err.path === "now") throw new CliError(`--now: ${err.message.replace(/^now: /, "")}`, 2);
+      if (err.path === "hpa") throw new CliError(`hpa/${name}: ${err.message.replace(/^hpa: /, "")} (${source})`, 1);
+      throw new CliError(describeInputError(source, err), 1);
+    }
+    throw err;
+  }
+  emit(p.values.json ? JSON.stringify(e, null, 2) + "\n" : e.text);
 }
 
 /** The wall clock in whole seconds, as RFC 3339 (`2026-11-21T05:00:00Z`). */

@@ -68,6 +68,19 @@ export const RESOURCES: ResourceType[] = [
     categories: ["all"],
     admission: { defaults: defaultDeployment, validate: validateDeployment },
   },
+  // Stored and served only (no controller): `replicore explain hpa/NAME` reads them.
+  {
+    group: "autoscaling",
+    version: "v2",
+    plural: "horizontalpodautoscalers",
+    singular: "horizontalpodautoscaler",
+    kind: "HorizontalPodAutoscaler",
+    namespaced: true,
+    shortNames: ["hpa"],
+    status: true,
+    generation: true,
+    categories: ["all"],
+  },
   { group: "coordination.k8s.io", version: "v1", plural: "leases", singular: "lease", kind: "Lease", namespaced: true },
   { group: "events.k8s.io", version: "v1", plural: "events", singular: "event", kind: "Event", namespaced: true, shortNames: ["ev"] },
   {

@@ -6,6 +6,12 @@
 // an AbortSignal per call); `request` does the same exchange with a fraction of the
 // work and garbage, which is most of the operator's CPU per pod create. Watches keep
 // client-node's own path (`Watch`).
+//
+// At most MAX_IN_FLIGHT requests of one pool are on the wire at once; further ones wait
+// here. undici opens a connection for every request that finds none idle: with 1,000
+// creates in flight the operator held 400 connections to the API server (each one a TLS
+// handshake on a real cluster, an HTTP parser, socket buffers), where
+// kube-controller-manager multiplexes its requests over one HTTP/2 connection.
 
 import { ResponseContext, type RequestContext } from "@kubernetes/client-node";
 
@@ -35,6 +41,40 @@ function hasRequest(d: unknown): d is Dispatcher {
   return typeof d === "object" && d !== null && typeof (d as { request?: unknown }).request === "function";
 }
 
+/** Requests of one connection pool on the wire at once (the rest wait their turn, in order). */
+export const MAX_IN_FLIGHT = 64;
+
+/** A counting gate: at most `limit` holders at once, the others wait first come first served. */
+export class Gate {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly limit: number) {}
+
+  enter(): Promise<void> {
+    if (this.active < this.limit) {
+      this.active++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  /** Hands the place to the next waiter, or frees it. */
+  leave(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.active--;
+  }
+}
+
+const gates = new WeakMap<object, Gate>();
+
+function gateOf(dispatcher: object): Gate {
+  let gate = gates.get(dispatcher);
+  if (!gate) gates.set(dispatcher, (gate = new Gate(MAX_IN_FLIGHT)));
+  return gate;
+}
+
 /**
  * Sends one client-node request through its dispatcher's `request`; `fallback` (client-node's
  * own library) takes a request it cannot (a body that is not text or bytes, no dispatcher).
@@ -45,24 +85,35 @@ export async function sendDirect(req: RequestContext, fallback: (req: RequestCon
   const plainBody = body === undefined || body === null || typeof body === "string" || body instanceof Uint8Array;
   if (!hasRequest(dispatcher) || !plainBody) return fallback(req);
   const url = new URL(req.getUrl());
-  const res = await dispatcher.request({
-    origin: url.origin,
-    path: `${url.pathname}${url.search}`,
-    method: req.getHttpMethod().toString(),
-    headers: req.getHeaders(),
-    body: (body ?? null) as string | Uint8Array | null,
-    signal: req.getSignal() ?? null,
-  });
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(res.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
+  const gate = gateOf(dispatcher);
+  await gate.enter();
+  let status: number;
+  let headers: Record<string, string>;
+  let bytes: Buffer;
+  try {
+    const res = await dispatcher.request({
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: req.getHttpMethod().toString(),
+      headers: req.getHeaders(),
+      body: (body ?? null) as string | Uint8Array | null,
+      signal: req.getSignal() ?? null,
+    });
+    status = res.statusCode;
+    headers = {};
+    for (const [name, value] of Object.entries(res.headers)) {
+      if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
+    }
+    // The body is read before the connection is given back (client-node reads every body).
+    bytes = Buffer.from(await res.body.arrayBuffer());
+  } finally {
+    // After undici has marked the connection idle (it does so after the body's last
+    // chunk is handed on): the next request then finds it instead of opening another.
+    setImmediate(() => gate.leave());
   }
-  // The body is read once, by whichever of text() and binary() client-node asks for.
-  let read: Promise<Buffer> | undefined;
-  const bytes = (): Promise<Buffer> => (read ??= res.body.arrayBuffer().then((b) => Buffer.from(b)));
-  return new ResponseContext(res.statusCode, headers, {
-    text: () => bytes().then((b) => b.toString("utf8")),
-    binary: bytes,
+  return new ResponseContext(status, headers, {
+    text: () => Promise.resolve(bytes.toString("utf8")),
+    binary: () => Promise.resolve(bytes),
     stream: () => null,
   });
 }

@@ -75,9 +75,16 @@ export function rateLimited(kc: KubeConfig, bucket: TokenBucket, o: { userAgent?
     const ms = await bucket.take();
     o.waited?.(ms);
   };
+  // client-node 2.0.1 builds that Agent through its private `this.createDispatcher`: on
+  // `limited`, the pool's Agent is built once, not once per request to be thrown away
+  // (12–16 µs and its garbage each). Should client-node rename it, the check below still
+  // keeps one pool.
+  type Builds = { createDispatcher?: (...a: unknown[]) => ReturnType<RequestContext["getDispatcher"]> };
+  const build = (kc as unknown as Builds).createDispatcher;
+  if (typeof build === "function") (limited as unknown as Builds).createDispatcher = (...a) => (pool ??= build.apply(kc, a));
   limited.applySecurityAuthentication = async (ctx: RequestContext) => {
     await take();
-    await kc.applySecurityAuthentication(ctx);
+    await kc.applySecurityAuthentication.call(limited, ctx);
     if (o.userAgent !== undefined) ctx.setHeaderParam("User-Agent", o.userAgent);
     const fresh = ctx.getDispatcher();
     if (fresh === undefined) return;
