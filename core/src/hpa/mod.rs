@@ -10,7 +10,7 @@
 //! and scale events: H-104, H-108, H-110, H-117..H-122), [`normalize`] (legacy and
 //! behavior paths: H-104..H-118), [`status`] (conditions and the status write:
 //! H-123..H-130), [`events`] (H-131..H-133), and the driver [`machine`] (one
-//! `reconcileAutoscaler` as a step machine: H-31..H-61, H-134). [`forecast`] plays the
+//! `reconcileAutoscaler` as a step machine: H-31..H-61, H-134). [`forecast`](mod@forecast) plays the
 //! machine forward over a load curve on a seeded pod model (no rule of its own).
 //!
 //! ```
