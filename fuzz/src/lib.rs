@@ -23,13 +23,13 @@ use std::collections::BTreeSet;
 use arbitrary::Arbitrary;
 use replicore::deployment::{ApiCall, ApiResult, DeploymentSync, DeploymentSyncInput, Step};
 use replicore::explain::{explain_json, ExplainOptions};
-use replicore::{Store, SyncContext};
-use replicore::{complete, Completion, Manage, SyncPlan};
 use replicore::time::Time;
 use replicore::ApiError;
+use replicore::{complete, Completion, Manage, SyncPlan};
 use replicore::{
     CallResult, ClaimOutcome, Config, LiveOwner, Pod, ReplicaSet, SyncInput, SyncOutcome,
 };
+use replicore::{Store, SyncContext};
 use serde_json::{json, Value};
 
 /// bytes → `SyncInput` → `plan` → `complete` with outcomes derived from the plan: all
