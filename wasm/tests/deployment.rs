@@ -175,6 +175,7 @@ fn bad_inputs_are_refused_with_a_path_and_the_instance_stays_usable() {
     let (code, path) = refused(dep::deployment_keys_for_replica_set_event(
         t(&json!({"type": "updated", "object": {}})),
         t(&json!([])),
+        JsValue::UNDEFINED,
     ));
     assert_eq!((code.as_str(), path.as_str()), ("MISSING", "event.old"));
 }
