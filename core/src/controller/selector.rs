@@ -128,11 +128,27 @@ impl Selector {
 
 impl Requirement {
     fn matches(&self, labels: Option<&StringMap>) -> bool {
-        let value = labels.and_then(|l| l.get(&self.key));
+        use crate::replicaset::digest::same_bytes;
+        let key = self.key.as_bytes();
+        // A pod's few labels are scanned with the inline comparison (no `memcmp` call
+        // per key); a large map is searched.
+        let value = labels.and_then(|l| {
+            if l.len() <= 8 {
+                l.iter()
+                    .find(|(k, _)| same_bytes(k.as_bytes(), key))
+                    .map(|(_, v)| v)
+            } else {
+                l.get(&self.key)
+            }
+        });
         if matches!(self.op, Op::GreaterThan | Op::LessThan) {
             return self.compares(value.map(String::as_bytes));
         }
-        self.holds(value.map(|v| self.values.contains(v)))
+        self.holds(value.map(|v| {
+            self.values
+                .iter()
+                .any(|x| same_bytes(x.as_bytes(), v.as_bytes()))
+        }))
     }
 
     /// `Gt`/`Lt`: the label is present, both sides read as int64, and compare so.
