@@ -661,4 +661,39 @@ mod parse_tests {
             "unable to parse requirement: found 'cheese', expected: in, notin, =, ==, !=, gt, lt"
         );
     }
+
+    /// A pod's labels are scanned when there are few and searched when there are many:
+    /// both ways give the same verdicts (the label last in order, a missing one, a
+    /// value among several, a value of another length).
+    #[test]
+    fn few_and_many_labels_match_alike() {
+        for extra in [0usize, 3, 7, 8, 12] {
+            let mut labels: StringMap = (0..extra)
+                .map(|i| (format!("k{i:02}"), format!("v{i}")))
+                .collect();
+            labels.insert("zz".into(), "web".into());
+            let cases = [
+                ("zz=web", true),
+                ("zz=we", false),
+                ("zz=webx", false),
+                ("zz in (api,web)", true),
+                ("zz notin (api,web)", false),
+                ("zz!=api", true),
+                ("zz", true),
+                ("!zz", false),
+                ("absent", false),
+                ("!absent", true),
+                ("absent=web", false),
+            ];
+            for (text, want) in cases {
+                let sel = Selector::parse(text).unwrap();
+                assert_eq!(
+                    sel.matches(Some(&labels)),
+                    want,
+                    "{text} over {} labels",
+                    extra + 1
+                );
+            }
+        }
+    }
 }
