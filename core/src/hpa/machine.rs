@@ -1398,16 +1398,20 @@ impl HpaSync {
         }
         self.phase = then;
         let status = serde_json::to_value(&self.status).unwrap_or(Value::Null);
-        // The stored object with this status: every other field copied, the old status
-        // not (copying it only to replace it was a twentieth of the sync).
+        // The stored object with this status in place of the old one, which is not
+        // copied (copying it only to replace it was a twentieth of the sync).
         let object = match &*self.input.hpa.wire {
             Value::Object(map) => {
                 let mut copy: serde_json::Map<String, Value> = map
                     .iter()
-                    .filter(|(k, _)| k.as_str() != "status")
-                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .map(|(k, v)| {
+                        let v = if k == "status" { &status } else { v };
+                        (k.clone(), v.clone())
+                    })
                     .collect();
-                copy.insert("status".into(), status.clone());
+                if !copy.contains_key("status") {
+                    copy.insert("status".into(), status.clone());
+                }
                 Value::Object(copy)
             }
             other => other.clone(),
