@@ -128,11 +128,27 @@ impl Selector {
 
 impl Requirement {
     fn matches(&self, labels: Option<&StringMap>) -> bool {
-        let value = labels.and_then(|l| l.get(&self.key));
+        use crate::replicaset::digest::same_bytes;
+        let key = self.key.as_bytes();
+        // A pod's few labels are scanned with the inline comparison (no `memcmp` call
+        // per key); a large map is searched.
+        let value = labels.and_then(|l| {
+            if l.len() <= 8 {
+                l.iter()
+                    .find(|(k, _)| same_bytes(k.as_bytes(), key))
+                    .map(|(_, v)| v)
+            } else {
+                l.get(&self.key)
+            }
+        });
         if matches!(self.op, Op::GreaterThan | Op::LessThan) {
             return self.compares(value.map(String::as_bytes));
         }
-        self.holds(value.map(|v| self.values.contains(v)))
+        self.holds(value.map(|v| {
+            self.values
+                .iter()
+                .any(|x| same_bytes(x.as_bytes(), v.as_bytes()))
+        }))
     }
 
     /// `Gt`/`Lt`: the label is present, both sides read as int64, and compare so.
@@ -644,5 +660,40 @@ mod parse_tests {
             Selector::parse("cheddar cheese").unwrap_err().0,
             "unable to parse requirement: found 'cheese', expected: in, notin, =, ==, !=, gt, lt"
         );
+    }
+
+    /// A pod's labels are scanned when there are few and searched when there are many:
+    /// both ways give the same verdicts (the label last in order, a missing one, a
+    /// value among several, a value of another length).
+    #[test]
+    fn few_and_many_labels_match_alike() {
+        for extra in [0usize, 3, 7, 8, 12] {
+            let mut labels: StringMap = (0..extra)
+                .map(|i| (format!("k{i:02}"), format!("v{i}")))
+                .collect();
+            labels.insert("zz".into(), "web".into());
+            let cases = [
+                ("zz=web", true),
+                ("zz=we", false),
+                ("zz=webx", false),
+                ("zz in (api,web)", true),
+                ("zz notin (api,web)", false),
+                ("zz!=api", true),
+                ("zz", true),
+                ("!zz", false),
+                ("absent", false),
+                ("!absent", true),
+                ("absent=web", false),
+            ];
+            for (text, want) in cases {
+                let sel = Selector::parse(text).unwrap();
+                assert_eq!(
+                    sel.matches(Some(&labels)),
+                    want,
+                    "{text} over {} labels",
+                    extra + 1
+                );
+            }
+        }
     }
 }

@@ -6,6 +6,7 @@
 use std::cell::RefCell;
 
 use crate::fxhash::FxHashMap;
+use crate::replicaset::digest::same_bytes;
 use crate::time::{Duration, Time};
 
 use super::model::HpaPod;
@@ -55,9 +56,10 @@ impl PodNames {
     /// Deduplicates `items` by `name` in place (see above) and indexes them.
     pub fn dedupe<'n, T: Copy>(items: &mut Vec<T>, name: impl Fn(T) -> &'n str) -> PodNames {
         let size = (items.len() * 2).next_power_of_two().max(2);
+        let bytes = items.iter().map(|&i| name(i).len()).sum();
         let mut names = PodNames {
             slots: vec![(0, 0); size],
-            bytes: String::new(),
+            bytes: String::with_capacity(bytes),
             ends: Vec::with_capacity(items.len()),
             last: RefCell::default(),
         };
@@ -81,7 +83,11 @@ impl PodNames {
                     break Some(kept);
                 }
                 let pos = pos as usize - 1;
-                if h == hash && names.name(pos) == Some(key) {
+                if h == hash
+                    && names
+                        .name(pos)
+                        .is_some_and(|n| same_bytes(n.as_bytes(), key.as_bytes()))
+                {
                     // The later pod of a name wins, at the earlier one's place.
                     break Some(pos);
                 }
@@ -115,7 +121,11 @@ impl PodNames {
                 return None;
             }
             let pos = pos as usize - 1;
-            if h == hash && self.name(pos) == Some(name) {
+            if h == hash
+                && self
+                    .name(pos)
+                    .is_some_and(|n| same_bytes(n.as_bytes(), name.as_bytes()))
+            {
                 return Some(pos);
             }
             at = (at + 1) & mask;
@@ -152,6 +162,9 @@ impl<'a> Samples<'a> {
         let mut last = names.last.try_borrow_mut();
         let last = last.as_deref_mut().unwrap_or(&mut scratch);
         let first = last.is_empty();
+        if first {
+            last.reserve(list.size_hint().0);
+        }
         for (k, (name, sample)) in list.enumerate() {
             let guess = if first {
                 Some(k)
@@ -159,7 +172,13 @@ impl<'a> Samples<'a> {
                 last.get(k).and_then(|&p| (p as usize).checked_sub(1))
             };
             let at = match guess {
-                Some(g) if names.name(g) == Some(name) => Some(g),
+                Some(g)
+                    if names
+                        .name(g)
+                        .is_some_and(|n| same_bytes(n.as_bytes(), name.as_bytes())) =>
+                {
+                    Some(g)
+                }
                 _ => names.find(name),
             };
             let seen = at.map_or(0, |i| i as u32 + 1);
