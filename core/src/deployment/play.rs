@@ -377,7 +377,7 @@ impl Play {
         let manage = plan.manage_after(&Default::default())?;
         let mut outcome = SyncOutcome::default();
         if let Some(change) = manage.expectations() {
-            self.expect(key, change, now);
+            self.record_expectations(key, change, now);
         }
         let mut changed = false;
         match &manage {
@@ -430,7 +430,7 @@ impl Play {
         }
         let done = replicaset::complete(&plan, &outcome)?;
         for change in &done.expectations {
-            self.expect(key, change, now);
+            self.record_expectations(key, change, now);
         }
         let requeue = done.requeue_after_status_write(Ok(()));
         if let Some(status) = done.status {
@@ -451,7 +451,7 @@ impl Play {
         Ok(changed)
     }
 
-    fn expect(&mut self, key: &str, change: &ExpectationsChange, now: Time) {
+    fn record_expectations(&mut self, key: &str, change: &ExpectationsChange, now: Time) {
         let e = self.expectations.remove(key).unwrap_or_default();
         let e = change.apply(e, now);
         if e.record().is_some() {
