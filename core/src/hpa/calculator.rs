@@ -584,32 +584,33 @@ pub fn external_per_pod_replicas(
     })
 }
 
-/// Explain's trace of H-76: how a pod metric's response groups the listed pods (the
-/// calculator's own attach and grouping), with each listed pod's sample value. `None`
-/// when the response is an error.
+/// What [`grouping`] returns: the groups, the sample values and the unready pods' whys.
+pub(crate) type GroupingTrace = (Groups, Vec<Option<i64>>, Vec<Option<pods::CpuUnready>>);
+
+/// Explain's trace of the grouping (H-76, H-77): the groups, each listed pod's sample
+/// value by position, and for each unready pod (in `groups.unready`'s order) why H-77
+/// left its CPU sample out. The samples are attached once.
 pub(crate) fn grouping(
     ctx: &Context<'_>,
     resp: &MetricResponse,
     resource: &str,
-) -> Option<(Groups, Vec<Option<i64>>)> {
+) -> Option<GroupingTrace> {
     let (samples, _) = samples(ctx, resp).ok()?;
-    let g = pods::group(ctx.facts, &samples, resource, ctx.startup());
+    let startup = ctx.startup();
+    let g = pods::group(ctx.facts, &samples, resource, startup);
     let values = (0..ctx.pods.len())
         .map(|i| samples.get(i).map(|s| s.value))
         .collect();
-    Some((g, values))
-}
-
-/// Explain's trace of H-77: why the CPU sample of the listed pod at `i` is left out.
-pub(crate) fn cpu_unready_why(
-    ctx: &Context<'_>,
-    resp: &MetricResponse,
-    i: usize,
-) -> Option<pods::CpuUnready> {
-    let (samples, _) = samples(ctx, resp).ok()?;
-    let pod = ctx.facts.get(i)?;
-    let sample = samples.get(i)?;
-    pods::cpu_unready_why(pod, sample, ctx.startup())
+    let unready_why = g
+        .unready
+        .iter()
+        .map(|&i| {
+            let pod = ctx.facts.get(i)?;
+            let sample = samples.get(i)?;
+            pods::cpu_unready_why(pod, sample, startup)
+        })
+        .collect();
+    Some((g, values, unready_why))
 }
 
 #[cfg(test)]

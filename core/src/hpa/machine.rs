@@ -1493,12 +1493,7 @@ fn metric_trace(
         _ => None,
     };
     let pods = resource.and_then(|resource| {
-        let (groups, values) = super::calculator::grouping(ctx, response, resource)?;
-        let unready_why = groups
-            .unready
-            .iter()
-            .map(|&i| super::calculator::cpu_unready_why(ctx, response, i))
-            .collect();
+        let (groups, values, unready_why) = super::calculator::grouping(ctx, response, resource)?;
         Some(PodTrace {
             names: ctx.pods.iter().map(|p| p.metadata.name.clone()).collect(),
             groups,
