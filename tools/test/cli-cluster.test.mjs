@@ -4,28 +4,14 @@
 // kubectl's own plugin discovery finds it and `kubectl replicore explain …` runs it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { cli, repo } from "./helpers.mjs";
+import { cli, repo, runAsync as run, devKubeconfig } from "./helpers.mjs";
 import { devServer, kubectlPath } from "./operator-helpers.mjs";
 
 const kubectl = kubectlPath();
 const NOW = "2026-11-24T05:00:00Z";
-
-/** Runs a command without blocking this event loop (the dev-server answers on it). */
-function run(cmd, args, env = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { env: { ...process.env, ...env }, timeout: 60000 });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (status) => resolve({ status, stdout, stderr }));
-  });
-}
 
 async function seed(api) {
   await api.post("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "shop" } });
@@ -66,20 +52,7 @@ test("explain deploy/NAME and rs/NAME from the cluster print what explain prints
   const { url, api, close, server } = await devServer();
   try {
     await seed(api);
-    const tmp = mkdtempSync(join(tmpdir(), "replicore-plugin-"));
-    const kubeconfig = join(tmp, "kubeconfig");
-    writeFileSync(
-      kubeconfig,
-      JSON.stringify({
-        apiVersion: "v1",
-        kind: "Config",
-        // As the dev-server's --kubeconfig-out writes it: client-node wants the flag for http.
-        clusters: [{ name: "dev", cluster: { server: url, "insecure-skip-tls-verify": true } }],
-        users: [{ name: "dev", user: {} }],
-        contexts: [{ name: "dev", context: { cluster: "dev", user: "dev", namespace: "shop" } }],
-        "current-context": "dev",
-      }),
-    );
+    const { dir: tmp, kubeconfig } = devKubeconfig(url, "replicore-plugin-");
     const k = async (...args) => {
       const r = await run(kubectl, ["--kubeconfig", kubeconfig, "--cache-dir", join(tmp, "cache"), ...args]);
       assert.equal(r.status, 0, `kubectl ${args.join(" ")}: ${r.stderr}`);

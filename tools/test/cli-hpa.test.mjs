@@ -4,12 +4,11 @@
 // resource metrics API could not be read). The words are the engine's.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { explainHpa } from "replicore/full";
-import { cli, repo, run, assertOneLineError } from "./helpers.mjs";
+import { cli, repo, run, runAsync, assertOneLineError, devKubeconfig } from "./helpers.mjs";
 import { devServer } from "./operator-helpers.mjs";
 
 const NOW = "2026-11-27T12:00:00Z";
@@ -68,18 +67,6 @@ test("explain hpa/NAME: bad input is one line", () => {
   assertOneLineError(run(["explain", "-f", objects, "--metrics", podMetrics]), { status: 2, match: /--metrics and --memory go with hpa\/NAME/ });
 });
 
-function spawnRun(cmd, args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { timeout: 60000 });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (status) => resolve({ status, stdout, stderr }));
-  });
-}
-
 test("explain hpa/NAME from a cluster (the dev-server: the HPA, the Deployment's scale, the pods; no metrics API)", async () => {
   const { url, api, close } = await devServer();
   try {
@@ -94,27 +81,15 @@ test("explain hpa/NAME from a cluster (the dev-server: the HPA, the Deployment's
       const created = await api.post(path, { ...rest, metadata: meta });
       if (status) await api.put(`${path}/${meta.name}/status`, { ...created, status });
     }
-    const tmp = mkdtempSync(join(tmpdir(), "replicore-hpa-live-"));
-    const kubeconfig = join(tmp, "kubeconfig");
-    writeFileSync(
-      kubeconfig,
-      JSON.stringify({
-        apiVersion: "v1",
-        kind: "Config",
-        clusters: [{ name: "dev", cluster: { server: url, "insecure-skip-tls-verify": true } }],
-        users: [{ name: "dev", user: {} }],
-        contexts: [{ name: "dev", context: { cluster: "dev", user: "dev", namespace: "shop" } }],
-        "current-context": "dev",
-      }),
-    );
-    const r = await spawnRun(process.execPath, [cli, "explain", "hpa/web", "-n", "shop", "--kubeconfig", kubeconfig, "--now", NOW]);
+    const { kubeconfig } = devKubeconfig(url, "replicore-hpa-live-");
+    const r = await runAsync(process.execPath, [cli, "explain", "hpa/web", "-n", "shop", "--kubeconfig", kubeconfig, "--now", NOW]);
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /^HorizontalPodAutoscaler shop\/web → Deployment\/web/m);
     assert.match(r.stdout, /scale: 5 replicas \(status 5\), selector app=web/);
     assert.match(r.stdout, /no proposal: failed to get cpu utilization: unable to get metrics for resource cpu: unable to fetch metrics from resource metrics API: /);
     // Nothing was written: the dev-server's Deployment still has 5 replicas.
     assert.equal((await api.get("/apis/apps/v1/namespaces/shop/deployments/web")).spec.replicas, 5);
-    const missing = await spawnRun(process.execPath, [cli, "explain", "hpa/nope", "-n", "shop", "--kubeconfig", kubeconfig, "--now", NOW]);
+    const missing = await runAsync(process.execPath, [cli, "explain", "hpa/nope", "-n", "shop", "--kubeconfig", kubeconfig, "--now", NOW]);
     assert.equal(missing.status, 1);
     assert.equal(missing.stderr, `replicore: hpa/nope: no HorizontalPodAutoscaler named "nope" in namespace shop on ${url}\n`);
   } finally {
