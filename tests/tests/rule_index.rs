@@ -404,14 +404,14 @@ fn the_scanner_reads_ids_and_ranges_and_nothing_else() {
 
 #[test]
 fn the_check_fails_on_each_kind_of_drift() {
-    let good = "| R-72 | The order. | `core/src/replicaset/rank.rs` | `decide` |\n";
+    let good = "| R-72 | The order. | `core/src/replicaset/rank/rule.rs` | `decide` |\n";
     // A row whose id no code cites (R-99 does not exist), a missing file, a missing
     // item, a duplicate, a row of the wrong shape.
     let bad = "\
-| R-99 | Nothing. | `core/src/replicaset/rank.rs` | `decide` |
+| R-99 | Nothing. | `core/src/replicaset/rank/rule.rs` | `decide` |
 | R-70 | Gone. | `core/src/no_such_file.rs` | `f` |
-| R-71 | Renamed. | `core/src/replicaset/rank.rs` | `no_such_item` |
-| R-72 | Twice. | `core/src/replicaset/rank.rs` | `decide` |
+| R-71 | Renamed. | `core/src/replicaset/rank/rule.rs` | `no_such_item` |
+| R-72 | Twice. | `core/src/replicaset/rank/rule.rs` | `decide` |
 | R-73 | Short. | `core/src/api/time.rs` |
 ";
     let problems = check(&format!("{good}{bad}"));
