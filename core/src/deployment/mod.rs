@@ -35,7 +35,6 @@ pub mod cleanup;
 pub mod events;
 pub mod explain;
 pub mod forecast;
-mod go_layout;
 pub mod handlers;
 pub mod hash;
 pub mod limiting;

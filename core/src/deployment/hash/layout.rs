@@ -2,7 +2,7 @@
 //! data: every struct type reachable from it (in `core/v1` and `meta/v1`, plus the
 //! internals of `resource.Quantity`, `intstr.IntOrString` and `metav1.Time` that go-spew
 //! prints), each with its fields in declaration order, and every named non-struct type
-//! with its underlying type. [`super::hash`] walks a template's JSON along this table to
+//! with its underlying type. [`super`] walks a template's JSON along this table to
 //! write what `dump.ForHash` writes for the decoded Go value (D-hash; DEPLOYMENT.md, kind
 //! `deployment-hash`).
 //!
