@@ -397,7 +397,7 @@ describe("metrics.k8s.io from the kubelet's load model", () => {
 
 const kubectl = kubectlPath();
 
-test("kubectl 1.20: autoscale, get hpa, top pods", { skip: kubectl ? false : "no kubectl (run scripts/setup.sh)" }, async () => {
+test("kubectl 1.20: autoscale, get hpa, top pods, top nodes", { skip: kubectl ? false : "no kubectl (run scripts/setup.sh)" }, async () => {
   const tmp = mkdtempSync(join(tmpdir(), "replicore-autoscaling-"));
   const { ok } = kubectlIn(kubectl, tmp, 30000);
   const server = spawn(process.execPath, [cli, "dev-server", "--port", "0", "--kubelet", "--load", "default/app=web=600", "--kubeconfig-out", join(tmp, "kubeconfig")], {
@@ -442,6 +442,11 @@ ${container("      ")}`;
   assert.match(top, /^NAME\s+CPU\(cores\)\s+MEMORY\(bytes\)\s*$/m);
   assert.match(top, /^web-a\s+300m\s+32Mi\s*$/m);
   assert.match(top, /^web-b\s+300m\s+32Mi\s*$/m);
+  // The kubelet's nodes (4 CPUs each): the pods' sum, as a percentage of allocatable.
+  const nodes = ok("top", "nodes");
+  assert.match(nodes, /^NAME\s+CPU\(cores\)\s+CPU\(%\)\s+MEMORY\(bytes\)\s+MEMORY\(%\)\s*$/m);
+  assert.match(nodes, /^node-1\s+300m\s+7%\s+32Mi\s+0%\s*$/m);
+  assert.match(nodes, /^node-3\s+0m\s+0%\s+0Mi\s+0%\s*$/m);
   await fetch(`${url}/_replicore/load`, { method: "PUT", body: JSON.stringify({ loads: [{ namespace: "default", selector: "app=web", curve: { kind: "step", from: 100, to: 100, atSeconds: 0 } }] }) });
   assert.match(ok("top", "pods", "-l", "app=web"), /^web-a\s+50m\s+32Mi\s*$/m);
   process.stdout.write(`kubectl get hpa:\n${table}kubectl top pods:\n${top}`);

@@ -74,7 +74,6 @@ export class LoadModel {
 
   constructor(
     private readonly store: Store,
-    private readonly nodes: number,
     settings: LoadSettings = {},
   ) {
     this.set(settings);
@@ -216,7 +215,7 @@ export class LoadModel {
       if (!one) throw new HttpError(404, `podmetrics.metrics.k8s.io "${r.namespace}/${r.name}" not found`, "NotFound", { name: `${r.namespace}/${r.name}`, group: METRICS_GROUP, kind: "pods" });
       return one;
     }
-    const nodes = Array.from({ length: this.nodes }, (_, i) => `node-${i + 1}`);
+    const nodes = this.store.list("/nodes").map((n) => String(meta(n)["name"])).sort();
     const items = nodes.map((name) => {
       let cpu = 0;
       let memory = 0;

@@ -58,6 +58,8 @@ export const RESOURCES: ResourceType[] = [
   { group: "", version: "v1", plural: "pods", singular: "pod", kind: "Pod", namespaced: true, shortNames: ["po"], status: true, categories: ["all"] },
   { group: "", version: "v1", plural: "events", singular: "event", kind: "Event", namespaced: true, shortNames: ["ev"] },
   { group: "", version: "v1", plural: "namespaces", singular: "namespace", kind: "Namespace", namespaced: false, shortNames: ["ns"] },
+  // The kubelet's fake nodes (kubelet.ts), for `kubectl get nodes` and `kubectl top nodes`.
+  { group: "", version: "v1", plural: "nodes", singular: "node", kind: "Node", namespaced: false, shortNames: ["no"], status: true },
   {
     group: "apps",
     version: "v1",

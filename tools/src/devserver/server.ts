@@ -96,7 +96,7 @@ export class DevServer {
   constructor(private readonly options: DevServerOptions = {}) {
     this.store = new Store(options.watchWindow ?? 10000);
     this.kubelet = options.kubelet ? new Kubelet(this.store, options.kubelet, (p) => this.putPod(p)) : undefined;
-    this.load = options.kubelet ? new LoadModel(this.store, options.kubelet.nodes, options.load) : undefined;
+    this.load = options.kubelet ? new LoadModel(this.store, options.load) : undefined;
     this.server = createServer((req, res) => {
       const id = `${req.method} ${req.url}`;
       this.inFlight.set(req, id);
