@@ -397,7 +397,7 @@ describe("metrics.k8s.io from the kubelet's load model", () => {
 
 const kubectl = kubectlPath();
 
-test("kubectl 1.20: autoscale, get hpa, top pods, top nodes", { skip: kubectl ? false : "no kubectl (run scripts/setup.sh)" }, async () => {
+test("kubectl 1.20: autoscale, get hpa, describe hpa, top pods, top nodes", { skip: kubectl ? false : "no kubectl (run scripts/setup.sh)" }, async () => {
   const tmp = mkdtempSync(join(tmpdir(), "replicore-autoscaling-"));
   const { ok } = kubectlIn(kubectl, tmp, 30000);
   const server = spawn(process.execPath, [cli, "dev-server", "--port", "0", "--kubelet", "--load", "default/app=web=600", "--kubeconfig-out", join(tmp, "kubeconfig")], {
@@ -449,5 +449,19 @@ ${container("      ")}`;
   assert.match(nodes, /^node-3\s+0m\s+0%\s+0Mi\s+0%\s*$/m);
   await fetch(`${url}/_replicore/load`, { method: "PUT", body: JSON.stringify({ loads: [{ namespace: "default", selector: "app=web", curve: { kind: "step", from: 100, to: 100, atSeconds: 0 } }] }) });
   assert.match(ok("top", "pods", "-l", "app=web"), /^web-a\s+50m\s+32Mi\s*$/m);
-  process.stdout.write(`kubectl get hpa:\n${table}kubectl top pods:\n${top}`);
+  // A controller's status write (as the operator's would be) through v2: get and describe show it.
+  const hpaV2 = `${url}/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers/web`;
+  const status = {
+    currentReplicas: 2,
+    desiredReplicas: 2,
+    currentMetrics: [{ type: "Resource", resource: { name: "cpu", current: { averageValue: "150m", averageUtilization: 75 } } }],
+    conditions: [{ type: "AbleToScale", status: "True", lastTransitionTime: "2026-11-27T15:00:00Z", reason: "ReadyForNewScale", message: "recommended size matches current size" }],
+  };
+  const put = await fetch(`${hpaV2}/status`, { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ ...v2, status }) });
+  assert.equal(put.status, 200);
+  assert.match(ok("get", "hpa"), /^web\s+Deployment\/web\s+cpu: 75%\/50%\s+2\s+10\s+2\s+\S+\s*$/m);
+  const described = ok("describe", "hpa", "web");
+  assert.match(described, /resource cpu on pods\s+\(as a percentage of request\):\s+75% \(150m\) \/ 50%/);
+  assert.match(described, /^\s+AbleToScale\s+True\s+ReadyForNewScale\s+recommended size matches current size\s*$/m);
+  process.stdout.write(`kubectl get hpa:\n${table}kubectl top pods:\n${top}kubectl describe hpa web:\n${described}`);
 });
