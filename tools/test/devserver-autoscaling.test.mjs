@@ -361,6 +361,9 @@ describe("metrics.k8s.io from the kubelet's load model", () => {
     const bad = await api.call("PUT", "/_replicore/load", { loads: [{ namespace: "shop", selector: "app=web", curve: { kind: "ramp", from: 1, to: 2, startSeconds: 10, endSeconds: 5 } }] });
     assert.equal(bad.status, 400);
     assert.match(bad.body.message, /loads\[0\]\.curve: .*endSeconds/);
+    const notList = await api.call("PUT", "/_replicore/load", { loads: 5 });
+    assert.equal(notList.status, 400);
+    assert.match(notList.body.message, /^loads: must be a list/);
     // withoutMetrics: partial metrics, as when metrics-server has not scraped a pod yet.
     await api.put("/_replicore/load", { withoutMetrics: "app=db" });
     assert.deepEqual(Object.keys(cpuOf(await api.get(metricsPath("shop")))), ["web-1", "web-2"]);

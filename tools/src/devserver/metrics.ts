@@ -85,7 +85,8 @@ export class LoadModel {
     const at = Date.now();
     if (s.noise !== undefined && (typeof s.noise !== "number" || !(s.noise >= 0))) throw new Error("noise: must be a number >= 0");
     if (s.withoutMetrics !== undefined) parseSelector("withoutMetrics", s.withoutMetrics);
-    const loads = s.loads === undefined ? undefined : (Array.isArray(s.loads) ? s.loads : [null]).map((l, i) => this.valid(l, `loads[${i}]`, at));
+    if (s.loads !== undefined && !Array.isArray(s.loads)) throw new Error("loads: must be a list of {namespace, selector, curve}");
+    const loads = s.loads?.map((l, i) => this.valid(l, `loads[${i}]`, at));
     if (loads) this.loads = loads;
     if (s.noise !== undefined) this.noise = s.noise;
     if (s.withoutMetrics !== undefined) this.withoutMetrics = s.withoutMetrics;
