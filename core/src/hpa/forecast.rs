@@ -58,7 +58,9 @@ use serde_json::{json, Value};
 
 use crate::deployment::limiting::StepCalls;
 use crate::deployment::model::IntOrString;
-use crate::deployment::play::{Play, PodLife, Stage};
+/// A pod's stage for what it reports: Pending (no sample), Running not Ready, Ready.
+pub use crate::deployment::play::Stage;
+use crate::deployment::play::{Play, PodLife};
 use crate::deployment::{ProgressRequeue, Wire};
 use crate::error::{Error, Result};
 use crate::rng::Rng;
@@ -420,9 +422,10 @@ enum Driver {
     },
 }
 
-/// One metric of the HPA as the forecast drives it.
+/// One metric of the HPA as the load model drives it (the forecast's; the simulator
+/// drives its HPA with the same, [`driven`]).
 #[derive(Clone, Debug)]
-struct Driven {
+pub struct Driven {
     name: String,
     driver: Driver,
     factor: f64,
@@ -563,18 +566,21 @@ fn driver(i: usize, m: &MetricSpec, pods: &PodModel) -> Result<(String, Driver, 
     }
 }
 
-/// Every metric of `hpa` as the forecast drives it, and the one container of the pods.
-fn driven(
+/// Every metric of `hpa` as the load model drives it (`metrics[i]` for
+/// `spec.metrics[i]`, errors at `metrics[i]` and `hpa.spec.metrics[i]`), and the one
+/// container of the pods.
+pub fn driven(
     hpa: &HorizontalPodAutoscaler,
-    input: &HpaForecastInput,
+    metrics: &[MetricLoad],
+    pods: &PodModel,
 ) -> Result<(Vec<Driven>, String)> {
     let specs = hpa.metrics();
-    if input.metrics.len() > specs.len() {
+    if metrics.len() > specs.len() {
         return Err(Error::Config {
             path: "metrics".into(),
             message: format!(
                 "{} entries for the HPA's {} metrics",
-                input.metrics.len(),
+                metrics.len(),
                 specs.len()
             ),
         });
@@ -582,7 +588,7 @@ fn driven(
     let mut out = Vec::with_capacity(specs.len());
     let mut container: Option<String> = None;
     for (i, m) in specs.iter().enumerate() {
-        let (name, driver, named) = driver(i, m, &input.pods)?;
+        let (name, driver, named) = driver(i, m, pods)?;
         if let Some(c) = named {
             if container.as_ref().is_some_and(|k| *k != c) {
                 return Err(metric_error(
@@ -593,7 +599,7 @@ fn driven(
             }
             container = Some(c);
         }
-        let load = input.metrics.get(i);
+        let load = metrics.get(i);
         let factor = load.map_or(1.0, |l| l.factor);
         if !(factor.is_finite() && factor >= 0.0) {
             return Err(Error::Config {
@@ -618,7 +624,13 @@ fn driven(
 }
 
 impl Driven {
-    fn load_at(&self, main: f64, t: f64) -> f64 {
+    /// `cpu`, `memory`, or the metric's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The metric's load at `t` seconds when the main curve is at `main`.
+    pub fn load_at(&self, main: f64, t: f64) -> f64 {
         self.load.as_ref().map_or(main, |c| c.at(t)) * self.factor
     }
 }
@@ -626,7 +638,8 @@ impl Driven {
 // ---------------------------------------------------------------------------------------
 // Checks
 
-fn check_pods(p: &PodModel, root: &str) -> Result<()> {
+/// Checks a pod model's numbers, naming `root.field` in an error.
+pub fn check_pods(p: &PodModel, root: &str) -> Result<()> {
     let config = |field: &str, message: &str| Error::Config {
         path: format!("{root}.{field}"),
         message: message.to_owned(),
@@ -1069,7 +1082,7 @@ pub fn forecast(input: &HpaForecastInput) -> Result<HpaForecast> {
             message: format!("the forecast models at most {MAX_PODS} pods"),
         });
     }
-    let (metrics, container) = driven(&base.hpa, input)?;
+    let (metrics, container) = driven(&base.hpa, &input.metrics, &input.pods)?;
     let namespace = base.hpa.metadata.namespace.clone();
     let target = base.hpa.spec.scale_target_ref.clone();
     let mapping = HpaAnswer::Mappings {
@@ -1133,31 +1146,25 @@ pub fn forecast(input: &HpaForecastInput) -> Result<HpaForecast> {
             .iter()
             .zip(&loads)
             .map(|(m, &l)| {
-                Arc::new(sample(
-                    &m.driver,
-                    l,
-                    &cluster,
-                    &listing,
-                    (now, now_ms, window_ms),
-                    ready,
-                    input,
-                    &mut rng,
-                ))
+                let pods =
+                    cluster
+                        .play
+                        .pods
+                        .values()
+                        .zip(listing.pods.iter())
+                        .map(|(p, object)| {
+                            let model = cluster
+                                .models
+                                .get(usize::from(p.tag))
+                                .unwrap_or(&input.pods);
+                            (object.metadata.name.as_str(), p.life.stage(now_ms), model)
+                        });
+                Arc::new(m.sample(l, pods, ready, (now, window_ms), input.pods.noise, &mut rng))
             })
             .collect();
 
-        let d = &cluster.play.deployment;
-        let replicas = d.replicas();
-        let scale_typed = Scale {
-            spec: ScaleSpec { replicas },
-            status: ScaleStatus {
-                replicas: d.status.replicas,
-                selector: selector.clone(),
-            },
-        };
-        let scale_wire = json!({"spec": {"replicas": replicas},
-            "status": {"replicas": scale_typed.status.replicas, "selector": selector}});
-        let scale = Wire::new(scale_typed, scale_wire);
+        let replicas = cluster.play.deployment.replicas();
+        let scale = deployment_scale(&cluster.play.deployment, &selector);
 
         let mut sync_input = base.clone();
         sync_input.now = now;
@@ -1265,80 +1272,79 @@ pub fn forecast(input: &HpaForecastInput) -> Result<HpaForecast> {
     })
 }
 
-/// One metric's answer at a sync: per-pod samples, or one value.
-#[allow(clippy::too_many_arguments)]
-fn sample(
-    driver: &Driver,
-    load: f64,
-    cluster: &Cluster,
-    listing: &Listing,
-    (now, now_ms, window_ms): (Time, i64, i64),
-    ready: usize,
-    input: &HpaForecastInput,
-    rng: &mut Rng,
-) -> MetricResponse {
-    match driver {
-        Driver::PerPod {
-            at_target,
-            request,
-            startup,
-        } => {
-            let share = ready_share(load * at_target, ready);
-            let mut samples = Vec::with_capacity(listing.pods.len());
-            for (p, object) in cluster.play.pods.values().zip(listing.pods.iter()) {
-                let model = cluster
-                    .models
-                    .get(usize::from(p.tag))
-                    .unwrap_or(&input.pods);
-                let stage = match p.life.stage(now_ms) {
-                    Stage::Pending => UsageStage::Pending,
-                    Stage::Starting => UsageStage::Starting {
-                        uses: match startup {
-                            StartupUse::Cpu => model.startup_cpu * request,
-                            StartupUse::Memory => model.startup_memory * request,
-                            StartupUse::Nothing => 0.0,
+impl Driven {
+    /// This metric's answer at a sync at `now` (samples over `window_ms`): for a per-pod
+    /// metric, a sample of each of `pods` (name, stage, the model it started by), in the
+    /// order given, drawing once per Ready pod; else one value, drawn once. `ready`
+    /// counts the Ready pods; `load` is this metric's.
+    pub fn sample<'a>(
+        &self,
+        load: f64,
+        pods: impl Iterator<Item = (&'a str, Stage, &'a PodModel)>,
+        ready: usize,
+        (now, window_ms): (Time, i64),
+        noise: f64,
+        rng: &mut Rng,
+    ) -> MetricResponse {
+        match &self.driver {
+            Driver::PerPod {
+                at_target,
+                request,
+                startup,
+            } => {
+                let share = ready_share(load * at_target, ready);
+                let mut samples = Vec::with_capacity(pods.size_hint().0);
+                for (name, stage, model) in pods {
+                    let stage = match stage {
+                        Stage::Pending => UsageStage::Pending,
+                        Stage::Starting => UsageStage::Starting {
+                            uses: match startup {
+                                StartupUse::Cpu => model.startup_cpu * request,
+                                StartupUse::Memory => model.startup_memory * request,
+                                StartupUse::Nothing => 0.0,
+                            },
                         },
-                    },
-                    Stage::Ready => UsageStage::Ready,
-                };
-                let Some(value) = pod_usage(stage, share, input.pods.noise, rng) else {
-                    continue;
-                };
-                samples.push(PodMetric {
-                    pod: object.metadata.name.clone(),
-                    value,
-                    timestamp: Some(now),
-                    window_millis: window_ms,
-                });
-            }
-            MetricResponse {
-                pod_metrics: Some(samples),
-                timestamp: Some(now),
-                ..MetricResponse::default()
-            }
-        }
-        Driver::Single {
-            target,
-            average,
-            external,
-        } => {
-            let raw = if *average {
-                load * target
-            } else {
-                target * load / ready.max(1) as f64
-            };
-            let value = spread(raw, input.pods.noise, rng);
-            if *external {
+                        Stage::Ready => UsageStage::Ready,
+                    };
+                    let Some(value) = pod_usage(stage, share, noise, rng) else {
+                        continue;
+                    };
+                    samples.push(PodMetric {
+                        pod: name.to_owned(),
+                        value,
+                        timestamp: Some(now),
+                        window_millis: window_ms,
+                    });
+                }
                 MetricResponse {
-                    external_values: Some(vec![value]),
+                    pod_metrics: Some(samples),
                     timestamp: Some(now),
                     ..MetricResponse::default()
                 }
-            } else {
-                MetricResponse {
-                    object_value: Some(value),
-                    timestamp: Some(now),
-                    ..MetricResponse::default()
+            }
+            Driver::Single {
+                target,
+                average,
+                external,
+            } => {
+                let raw = if *average {
+                    load * target
+                } else {
+                    target * load / ready.max(1) as f64
+                };
+                let value = spread(raw, noise, rng);
+                if *external {
+                    MetricResponse {
+                        external_values: Some(vec![value]),
+                        timestamp: Some(now),
+                        ..MetricResponse::default()
+                    }
+                } else {
+                    MetricResponse {
+                        object_value: Some(value),
+                        timestamp: Some(now),
+                        ..MetricResponse::default()
+                    }
                 }
             }
         }
@@ -1346,7 +1352,11 @@ fn sample(
 }
 
 /// Each metric's row: its load and what `currentMetrics[i]` reports.
-fn metric_rows(metrics: &[Driven], loads: &[f64], status: &HpaStatus) -> Vec<HpaForecastMetric> {
+pub fn metric_rows(
+    metrics: &[Driven],
+    loads: &[f64],
+    status: &HpaStatus,
+) -> Vec<HpaForecastMetric> {
     let current = status.current_metrics.as_deref().unwrap_or_default();
     metrics
         .iter()
@@ -1377,23 +1387,25 @@ fn current_value(m: &MetricStatus) -> Option<&super::model::MetricValueStatus> {
         .or(m.external.as_ref().map(|e| &e.current))
 }
 
-/// A step's figures beside the sync's status.
-struct Row {
-    seconds: i64,
-    load: f64,
-    metrics: Vec<HpaForecastMetric>,
-    replicas: i32,
-    new_replicas: i32,
-    old_replicas: i32,
-    pods: i32,
-    ready_pods: i32,
-    under_capacity: bool,
-    rescaled_to: Option<i32>,
-    events: Vec<HpaEvent>,
-    error: Option<String>,
+/// A step's figures beside the sync's status (the fields of [`HpaForecastStep`] the
+/// status does not give).
+pub struct Row {
+    pub seconds: i64,
+    pub load: f64,
+    pub metrics: Vec<HpaForecastMetric>,
+    pub replicas: i32,
+    pub new_replicas: i32,
+    pub old_replicas: i32,
+    pub pods: i32,
+    pub ready_pods: i32,
+    pub under_capacity: bool,
+    pub rescaled_to: Option<i32>,
+    pub events: Vec<HpaEvent>,
+    pub error: Option<String>,
 }
 
-fn step(status: &HpaStatus, row: Row) -> HpaForecastStep {
+/// The step a sync's status and its figures make.
+pub fn step(status: &HpaStatus, row: Row) -> HpaForecastStep {
     let condition = |type_: &str| {
         status
             .conditions
@@ -1430,6 +1442,22 @@ fn step(status: &HpaStatus, row: Row) -> HpaForecastStep {
         error: row.error,
         metrics: row.metrics,
     }
+}
+
+/// A Deployment's scale subresource as `GET deployments/<name>/scale` answers it: its
+/// `spec.replicas`, its `status.replicas` and `selector` (the label selector as text).
+pub fn deployment_scale(d: &crate::deployment::Deployment, selector: &str) -> Wire<Scale> {
+    let replicas = d.replicas();
+    let typed = Scale {
+        spec: ScaleSpec { replicas },
+        status: ScaleStatus {
+            replicas: d.status.replicas,
+            selector: selector.to_owned(),
+        },
+    };
+    let wire = json!({"spec": {"replicas": replicas},
+        "status": {"replicas": d.status.replicas, "selector": selector}});
+    Wire::new(typed, wire)
 }
 
 /// Parses and plays: the JSON entry point of the bindings.
