@@ -80,6 +80,7 @@ pub fn judge_hpa_replicas(case: &Value) -> Judged {
         pods: &listed,
         names: &names,
         facts: &facts,
+        requested: &[],
         startup: StartupPeriods {
             cpu_initialization: seconds(&input["cpuInitializationPeriodSeconds"], 300),
             readiness_delay: seconds(&input["delayOfInitialReadinessStatusSeconds"], 30),

@@ -80,6 +80,8 @@ pub struct Context<'a> {
     pub names: &'a PodNames,
     /// What grouping reads of each, by position ([`PodFacts::of`]).
     pub facts: &'a [PodFacts],
+    /// The requests read while listing, by position ([`pods::Requested`]).
+    pub requested: &'a [pods::Requested],
     pub startup: StartupPeriods,
     pub now: Time,
     pub tolerances: Tolerances,
@@ -292,7 +294,13 @@ pub fn resource_replicas(
         )
         .into());
     }
-    let requests = pods::requests(ctx.pods, container, resource, ctx.pod_level_resources)?;
+    let requests = pods::requests(
+        ctx.pods,
+        ctx.requested,
+        container,
+        resource,
+        ctx.pod_level_resources,
+    )?;
     let (ratio, utilization, raw) = utilization_ratio(&samples, &requests, target)?;
     let (replicas, rebalance) = count(
         current,

@@ -191,6 +191,16 @@ fn missing_source(spec: &MetricSpec) -> Failure {
     }
 }
 
+/// The (resource, container) whose requests a utilization metric divides by (H-80): a
+/// Resource or ContainerResource spec without an average-value target.
+pub(crate) fn utilization_request(spec: &MetricSpec) -> Option<(&str, &str)> {
+    let (resource, target, container) = resource_parts(spec)?;
+    target
+        .average_value
+        .is_none()
+        .then_some((resource, container.unwrap_or("")))
+}
+
 fn resource_parts(spec: &MetricSpec) -> Option<(&str, &super::model::MetricTarget, Option<&str>)> {
     if spec.type_ == "Resource" {
         let r = spec.resource.as_ref()?;

@@ -517,8 +517,57 @@ pub struct PodSpec {
     pub overhead: Option<ResourceList>,
 }
 
-/// Resource name → quantity, in name order.
-pub type ResourceList = std::collections::BTreeMap<ResourceName, Quantity>;
+/// Resource name → quantity, in name order (a later duplicate name wins, as in a map).
+/// Held as one sorted list: a container's two or three requests lie side by side, where
+/// a map's node put the entry count, the keys and the values on three cache lines, each a
+/// miss per container with 10,000 pods.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ResourceList(Vec<(ResourceName, Quantity)>);
+
+impl ResourceList {
+    pub fn get(&self, name: &str) -> Option<&Quantity> {
+        self.0
+            .iter()
+            .find(|(k, _)| k.as_str() == name)
+            .map(|(_, q)| q)
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &ResourceName> {
+        self.0.iter().map(|(k, _)| k)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&ResourceName, &Quantity)> {
+        self.0.iter().map(|(k, q)| (k, q))
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl FromIterator<(ResourceName, Quantity)> for ResourceList {
+    fn from_iter<I: IntoIterator<Item = (ResourceName, Quantity)>>(iter: I) -> Self {
+        let map: std::collections::BTreeMap<_, _> = iter.into_iter().collect();
+        ResourceList(map.into_iter().collect())
+    }
+}
+
+impl Serialize for ResourceList {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for ResourceList {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let map = std::collections::BTreeMap::<ResourceName, Quantity>::deserialize(d)?;
+        Ok(ResourceList(map.into_iter().collect()))
+    }
+}
 
 /// A key of a [`ResourceList`]: `cpu` and `memory`, which every sync looks up in every
 /// container, are held without a text on the heap (with 10,000 pods, reading those texts

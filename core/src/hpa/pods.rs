@@ -53,47 +53,75 @@ fn name_hash(name: &str) -> u32 {
 }
 
 impl PodNames {
+    /// An empty index with room for `pods` names.
+    pub fn with_capacity(pods: usize) -> PodNames {
+        let size = (pods * 2).next_power_of_two().max(2);
+        PodNames {
+            slots: vec![(0, 0); size],
+            bytes: String::with_capacity(pods * 24),
+            ends: Vec::with_capacity(pods),
+            last: RefCell::default(),
+        }
+    }
+
+    /// Indexes the next listed pod's name: its position, and whether it is new (a pod of
+    /// a name seen before replaces that one, at its place).
+    pub fn insert(&mut self, name: &str) -> (usize, bool) {
+        if self.ends.len() * 2 >= self.slots.len() {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let hash = name_hash(name);
+        let mut at = hash as usize & mask;
+        let kept = self.ends.len();
+        loop {
+            let Some(&(h, pos)) = self.slots.get(at) else {
+                return (kept, false);
+            };
+            if pos == 0 {
+                if let Some(slot) = self.slots.get_mut(at) {
+                    *slot = (hash, kept as u32 + 1);
+                }
+                self.bytes.push_str(name);
+                self.ends.push(self.bytes.len() as u32);
+                return (kept, true);
+            }
+            let pos = pos as usize - 1;
+            if h == hash
+                && self
+                    .name(pos)
+                    .is_some_and(|n| same_bytes(n.as_bytes(), name.as_bytes()))
+            {
+                return (pos, false);
+            }
+            at = (at + 1) & mask;
+        }
+    }
+
+    /// Doubles the table (a caller that sized it right never gets here).
+    fn grow(&mut self) {
+        let size = (self.slots.len() * 2).max(2);
+        let mask = size - 1;
+        let mut slots = vec![(0, 0); size];
+        for &(h, pos) in self.slots.iter().filter(|s| s.1 != 0) {
+            let mut at = h as usize & mask;
+            while slots.get(at).is_some_and(|s: &(u32, u32)| s.1 != 0) {
+                at = (at + 1) & mask;
+            }
+            if let Some(slot) = slots.get_mut(at) {
+                *slot = (h, pos);
+            }
+        }
+        self.slots = slots;
+    }
+
     /// Deduplicates `items` by `name` in place (see above) and indexes them.
     pub fn dedupe<'n, T: Copy>(items: &mut Vec<T>, name: impl Fn(T) -> &'n str) -> PodNames {
-        let size = (items.len() * 2).next_power_of_two().max(2);
-        let bytes = items.iter().map(|&i| name(i).len()).sum();
-        let mut names = PodNames {
-            slots: vec![(0, 0); size],
-            bytes: String::with_capacity(bytes),
-            ends: Vec::with_capacity(items.len()),
-            last: RefCell::default(),
-        };
-        let mask = size - 1;
+        let mut names = PodNames::with_capacity(items.len());
         for i in 0..items.len() {
             let Some(&item) = items.get(i) else { break };
-            let key = name(item);
-            let hash = name_hash(key);
-            let mut at = hash as usize & mask;
-            let kept = names.ends.len();
-            let place = loop {
-                let Some(&(h, pos)) = names.slots.get(at) else {
-                    break None;
-                };
-                if pos == 0 {
-                    if let Some(slot) = names.slots.get_mut(at) {
-                        *slot = (hash, kept as u32 + 1);
-                    }
-                    names.bytes.push_str(key);
-                    names.ends.push(names.bytes.len() as u32);
-                    break Some(kept);
-                }
-                let pos = pos as usize - 1;
-                if h == hash
-                    && names
-                        .name(pos)
-                        .is_some_and(|n| same_bytes(n.as_bytes(), key.as_bytes()))
-                {
-                    // The later pod of a name wins, at the earlier one's place.
-                    break Some(pos);
-                }
-                at = (at + 1) & mask;
-            };
-            if let Some(to) = place.and_then(|p| items.get_mut(p)) {
+            let (at, _) = names.insert(name(item));
+            if let Some(to) = items.get_mut(at) {
                 *to = item;
             }
         }
@@ -400,22 +428,51 @@ pub(crate) fn ready_count(pods: &[PodFacts]) -> i64 {
 
 /// H-80/H-81: each listed pod's request of `resource` in milli-units, by position (all
 /// pods, ignored and unready ones included); the first pod that lacks one fails the metric.
+/// `known`: the same, read when the pods were listed ([`Requested`]), when it holds them.
 pub(crate) fn requests(
     pods: &[&HpaPod],
+    known: &[Requested],
     container: &str,
     resource: &str,
     pod_level_gate: bool,
 ) -> Result<Vec<i64>, String> {
+    let column = known.iter().find(|k| {
+        k.resource == resource && k.container == container && k.values.len() == pods.len()
+    });
     let mut out = Vec::with_capacity(pods.len());
-    for pod in pods {
-        let request = if pod_level_gate && container.is_empty() && has_pod_level_requests(pod) {
-            pod_level_request(pod, resource)?
-        } else {
-            container_request(pod, container, resource)?
+    for (i, pod) in pods.iter().enumerate() {
+        let request = match column.and_then(|c| c.values.get(i)) {
+            Some(Some(request)) => *request,
+            _ => pod_request(pod, container, resource, pod_level_gate)?,
         };
         out.push(request);
     }
     Ok(out)
+}
+
+/// The requests of one (resource, container) a utilization metric divides by, read for
+/// every listed pod while the pods are listed (then each pod is read once per sync, not
+/// once more per metric); `None` where the pod lacks one (the error is made again when a
+/// metric needs it).
+#[derive(Clone, Debug, Default)]
+pub struct Requested {
+    pub resource: String,
+    pub container: String,
+    pub values: Vec<Option<i64>>,
+}
+
+/// H-80/H-81: one pod's request of `resource` in milli-units.
+pub(crate) fn pod_request(
+    pod: &HpaPod,
+    container: &str,
+    resource: &str,
+    pod_level_gate: bool,
+) -> Result<i64, String> {
+    if pod_level_gate && container.is_empty() && has_pod_level_requests(pod) {
+        pod_level_request(pod, resource)
+    } else {
+        container_request(pod, container, resource)
+    }
 }
 
 /// The resources pod-level requests may name: cpu, memory and hugepages.
@@ -656,6 +713,15 @@ mod tests {
         assert_eq!(names.find("c"), Some(2));
         assert_eq!(names.find("d"), None);
         assert_eq!(PodNames::default().find("a"), None);
+        // An index that grows as names come keeps finding every one.
+        let mut grown = PodNames::default();
+        for i in 0..100 {
+            assert_eq!(grown.insert(&format!("p{i}")), (i, true));
+        }
+        assert_eq!(grown.insert("p7"), (7, false));
+        for i in 0..100 {
+            assert_eq!(grown.find(&format!("p{i}")), Some(i));
+        }
         // Many names: every one found where it was kept.
         let many: Vec<HpaPod> = (0..1000)
             .map(|i| named(&format!("web-{}-c{}", i % 700, i % 7), "Running"))
@@ -710,7 +776,7 @@ mod tests {
 
     fn request(v: serde_json::Value, container: &str, gate: bool) -> Result<i64, String> {
         let p = pod(v);
-        requests(&[&p], container, "cpu", gate).map(|r| r[0])
+        requests(&[&p], &[], container, "cpu", gate).map(|r| r[0])
     }
 
     #[test]
@@ -750,10 +816,38 @@ mod tests {
             "resources": {"requests": {"memory": "1Ki", "example.com/gpu": "2", "cpu": "1"}}}]}}),
         );
         assert_eq!(
-            requests(&[&other], "", "example.com/gpu", true),
+            requests(&[&other], &[], "", "example.com/gpu", true),
             Ok(vec![2000])
         );
-        assert_eq!(requests(&[&other], "", "memory", true), Ok(vec![1_024_000]));
+        assert_eq!(
+            requests(&[&other], &[], "", "memory", true),
+            Ok(vec![1_024_000])
+        );
+        // Read while listing: the column's values are taken as they are; a pod without
+        // one fails with the same text as when read now.
+        let column = |resource: &str, value| Requested {
+            resource: resource.into(),
+            container: String::new(),
+            values: vec![value],
+        };
+        assert_eq!(
+            requests(&[&other], &[column("memory", Some(7))], "", "memory", true),
+            Ok(vec![7])
+        );
+        let bare =
+            pod(json!({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "app"}]}}));
+        assert_eq!(
+            requests(&[&bare], &[column("cpu", None)], "", "cpu", true),
+            Err("missing request for cpu in container app of Pod p".into())
+        );
+        // A later duplicate name wins, as in a map.
+        let twice: super::super::model::ResourceList =
+            serde_json::from_str(r#"{"memory": "1", "cpu": "2", "memory": "3"}"#).unwrap();
+        assert_eq!(twice.get("memory").map(|q| q.milli_value()), Some(3000));
+        assert_eq!(
+            serde_json::to_string(&twice).unwrap(),
+            r#"{"cpu":"2","memory":"3"}"#
+        );
         assert_eq!(
             serde_json::to_value(&other.spec.containers[0].resources).unwrap(),
             json!({"requests": {"cpu": "1", "example.com/gpu": "2", "memory": "1Ki"}})
