@@ -36,13 +36,15 @@ describe("the playground's wasm download", { skip: chromiumPath ? false : "no Ch
   test(`the page fetches one wasm module, at most ${LIMIT} B after gzip -9`, async (t) => {
     const page = await openPage(browser, server.url);
     // Every tab, with what it computes (the cluster example explained, the Deployment
-    // simulated, rollout.json imported with its forecast): a module fetched after the
-    // first paint counts too.
+    // simulated, rollout.json imported with its forecast, the autoscaling forecast with
+    // a sync explained): a module fetched after the first paint counts too.
     await page.click("#tab-import");
     await page.click("#import-example");
     await page.click("#tab-deploy");
     await page.selectOption("#dep-source", "import");
     await page.waitForSelector("[data-testid=forecast]");
+    await page.click("#tab-hpa");
+    await page.waitForSelector("[data-testid=hpa-explanation]");
     await page.click("#tab-sim");
     await page.waitForLoadState("networkidle");
     const fetched = [];
