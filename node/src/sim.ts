@@ -11,6 +11,9 @@ import type {
   DeploymentSample,
   Edit,
   Faults,
+  HpaSyncTrace,
+  LoadCurve,
+  MetricLoad,
   Sample,
   ScalePreview,
   Scenario,
@@ -130,6 +133,14 @@ export class Simulator {
     this.apply(revision === undefined ? { op: "undoDeployment" } : { op: "undoDeployment", revision });
   }
 
+  /**
+   * HPA scenarios: the load from now on (time still counted from the start) and, when
+   * given, each metric's load.
+   */
+  setLoad(load: LoadCurve, metrics?: MetricLoad[]): void {
+    this.apply(metrics === undefined ? { op: "setLoad", load } : { op: "setLoad", load, metrics });
+  }
+
   state(): SimState {
     return guard("", () => this.#sim.state());
   }
@@ -147,6 +158,15 @@ export class Simulator {
   /** Deployment scenarios: the Deployment's ReplicaSets as lanes over virtual time (empty otherwise). */
   deploymentHistory(): DeploymentSample[] {
     return guard("", () => this.#sim.deploymentHistory());
+  }
+
+  /**
+   * HPA scenarios: every HPA sync in order (empty otherwise). Each one's `step` is what
+   * the engine's `hpaForecast` reports for the same sync: with the kubelet's delays set to
+   * the forecast's pod model, the two are equal.
+   */
+  hpaSyncs(): HpaSyncTrace[] {
+    return guard("", () => this.#sim.hpaSyncs());
   }
 
   /**

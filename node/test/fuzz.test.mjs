@@ -288,6 +288,8 @@ test("10,000 random calls over every export answer with a value or a ReplicoreEr
     pauseDeployment: (s) => s.pauseDeployment(arg(true)),
     undoDeployment: (s) => s.undoDeployment(arg(undefined)),
     deploymentHistory: (s) => s.deploymentHistory(),
+    setLoad: (s) => s.setLoad(arg({ kind: "step", from: 1, to: 3, atSeconds: 0 }), arg(undefined)),
+    hpaSyncs: (s) => s.hpaSyncs(),
     state: (s) => s.state(),
     trace: (s) => s.trace(arg(0)),
     history: (s) => s.history(),

@@ -75,11 +75,14 @@ pub fn ms_of(d: Duration) -> Ms {
 }
 
 /// Events at the same time run in phase order: the simulation's own events first, then
-/// the scripted edits (a user's edit at `t` runs once everything due at `t` has run).
+/// the HPA's syncs (the forecast's order: the cluster plays up to a sync's instant, then
+/// the sync runs), then the scripted edits (a user's edit at `t` runs once everything due
+/// at `t` has run, as [`crate::Simulator::apply`] does).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Phase {
     Normal = 0,
-    Edit = 1,
+    Hpa = 1,
+    Edit = 2,
 }
 
 /// Future events, ordered by (time, phase, insertion order).

@@ -19,8 +19,12 @@ use serde_json::{json, Value};
 
 use replicore::deployment::forecast::FailureModel;
 use replicore::deployment::handlers::{after_sync, QueueAction};
+use replicore::deployment::hash::pod_template_hash;
 use replicore::deployment::limiting::{self, StepBounds, StepCalls, StepCounts};
-use replicore::deployment::model::{reason, Deployment, DeploymentStatus, Rs, Wire, RECREATE};
+use replicore::deployment::model::{
+    reason, Deployment, DeploymentStatus, Rs, Wire, HASH_LABEL, RECREATE, REVISION_ANNOTATION,
+};
+use replicore::deployment::newrs::replica_set_name;
 use replicore::deployment::revision::{revision, set_deployment_annotations_to};
 use replicore::deployment::rollback::without_hash_label;
 use replicore::deployment::strategy::{max_surge, max_unavailable};
@@ -258,10 +262,19 @@ fn controlled_by(rs: &ReplicaSet, d: &Deployment) -> bool {
 }
 
 impl Simulator {
-    /// Creates the scenario's Deployment in the store (at the start).
+    /// Creates the scenario's Deployment in the store (at the start); with an HPA, its
+    /// container requests what the HPA's pod model says.
     pub(crate) fn create_deployment(&mut self, d: &ScenarioDeployment) -> Result<Change> {
         let uid = apiserver::new_uid(&mut self.rng);
-        let wire = deployment_wire(d, uid, self.clock.now_instant());
+        let mut wire = deployment_wire(d, uid, self.clock.now_instant());
+        if let Some(h) = &self.hpa {
+            let container = h.container(d.image.as_deref());
+            set_field(
+                &mut wire,
+                &["spec", "template", "spec", "containers"],
+                json!([container]),
+            );
+        }
         self.dctrl.first_image = image_of_spec(
             wire.get("spec")
                 .and_then(|s| s.get("template"))
@@ -274,6 +287,79 @@ impl Simulator {
             .map_err(|e| e.under("deployment"))?;
         self.dctrl.key = Some(change.object.key());
         Ok(change)
+    }
+
+    /// A settled start (`settled`): the first template's ReplicaSet, as the Deployment
+    /// controller names it (D-27), and its pods, Running and Ready since an hour before
+    /// the start. Returns the changes for the informers' initial list.
+    pub(crate) fn settle_deployment(&mut self) -> Result<Vec<Change>> {
+        let refused = |e: ApiError| Error::Malformed {
+            path: "deployment.settled".into(),
+            message: e.message,
+        };
+        let Some(d) = self.deployment().cloned() else {
+            return Ok(Vec::new());
+        };
+        let mut template = d
+            .wire
+            .get("spec")
+            .and_then(|s| s.get("template"))
+            .cloned()
+            .unwrap_or(Value::Null);
+        let hash = pod_template_hash(&template, None).map_err(|e| e.under("deployment"))?;
+        set_field(
+            &mut template,
+            &["metadata", "labels", HASH_LABEL],
+            hash.clone().into(),
+        );
+        let labels = template
+            .pointer("/metadata/labels")
+            .cloned()
+            .unwrap_or(Value::Null);
+        let replicas = d.replicas();
+        let mut spec = json!({"replicas": replicas, "selector": {"matchLabels": labels},
+            "template": template});
+        if d.spec.min_ready_seconds > 0 {
+            set_field(
+                &mut spec,
+                &["minReadySeconds"],
+                d.spec.min_ready_seconds.into(),
+            );
+        }
+        let body = json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+            "metadata": {"name": replica_set_name(&d.metadata.name, &hash),
+                "namespace": d.metadata.namespace, "labels": labels,
+                "annotations": {REVISION_ANNOTATION: "1"},
+                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment",
+                    "name": d.metadata.name, "uid": d.metadata.uid, "controller": true,
+                    "blockOwnerDeletion": true}]},
+            "spec": spec});
+        let now = self.clock.now_instant();
+        let (rs, change) = self
+            .api
+            .create_owner(&body, now, &mut self.rng)
+            .map_err(refused)?;
+        self.owner_keys.push(rs.metadata.key());
+        let mut changes = vec![change];
+        let pod =
+            replicore::replicaset::template::pod_from_template(&rs, &self.ctrl.config.owner_kind);
+        let since = now.plus(replicore::time::Duration::from_seconds(-3600));
+        for _ in 0..replicas {
+            let (mut p, _) = self
+                .api
+                .create_pod(&pod, since, &mut self.rng, apiserver::Admission::Allow)
+                .map_err(refused)?;
+            let node = self.nodes.iter().min_by_key(|n| self.node_load(n)).cloned();
+            p.spec.node_name = node;
+            p.status.phase = Some("Running".into());
+            super::kubelet::set_restarts(&mut p, 0);
+            super::kubelet::set_ready(&mut p, true, since);
+            self.lives.insert(p.uid().to_owned(), PodLife::default());
+            let mut c = self.api.put_pod(p);
+            c.kind = apiserver::ChangeKind::Added;
+            changes.push(c);
+        }
+        Ok(changes)
     }
 
     pub(crate) fn deployment_queue_add(&mut self, key: &str) {
@@ -780,7 +866,7 @@ impl Simulator {
         })
     }
 
-    fn lanes(&self, d: &Wire<Deployment>) -> Vec<SimLane> {
+    pub(crate) fn lanes(&self, d: &Wire<Deployment>) -> Vec<SimLane> {
         let mut rss: Vec<&ReplicaSet> = self
             .api
             .owners

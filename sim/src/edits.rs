@@ -187,6 +187,7 @@ impl Simulator {
             Edit::PauseDeployment => self.pause_deployment(true)?,
             Edit::ResumeDeployment => self.pause_deployment(false)?,
             Edit::UndoDeployment { revision } => self.undo_deployment(*revision)?,
+            Edit::SetLoad { load, metrics } => self.set_load(load, metrics.as_deref())?,
             Edit::KillPod { pod, namespace } => {
                 let key = self.pod_key_of(pod, namespace.as_deref())?;
                 match self.api.delete_pod(&key, None, now) {

@@ -40,6 +40,7 @@ pub mod clock;
 pub mod controller;
 pub mod deployment;
 mod edits;
+pub mod hpa;
 pub mod kubelet;
 pub mod queue;
 /// The seeded generator (the engine's: the rollout forecast draws from it too).
@@ -64,12 +65,13 @@ use apiserver::{ApiServer, Change};
 use clock::{Agenda, Clock, Ms, Phase};
 use controller::Controller;
 pub use deployment::{DeploymentSample, DeploymentStep, SimDeployment, SimLane};
+pub use hpa::{HpaCallTrace, HpaSyncTrace, SimHpa, SimHpaEvent};
 use kubelet::{Action, PodLife};
 use rng::Rng;
 use scenario::EffectiveDelays;
 pub use scenario::{
-    DelayMs, Delays, Edit, Faults, Nodes, Scenario, ScenarioDeployment, ScenarioOwner,
-    TemplateFailure, TimedEdit,
+    DelayMs, Delays, Edit, Faults, HpaPods, Nodes, Scenario, ScenarioDeployment, ScenarioHpa,
+    ScenarioOwner, TemplateFailure, TimedEdit,
 };
 pub use state::{Sample, SimState};
 use trace::{SyncTrace, Trace, TraceEntry, What};
@@ -100,6 +102,7 @@ pub(crate) enum Ev {
     Edit(Box<Edit>),
     DeploymentQueueFire(String),
     DeploymentWork,
+    HpaSync,
 }
 
 /// A Kubernetes event the controller recorded.
@@ -130,6 +133,8 @@ pub struct Simulator {
     ctrl: Controller,
     /// The Deployment controller (idle unless the scenario has a Deployment).
     dctrl: deployment::DeploymentController,
+    /// The HPA controller (when the scenario has an HPA).
+    hpa: Option<Box<hpa::HpaController>>,
     delays: EffectiveDelays,
     faults: Faults,
     trace: Trace,
@@ -299,6 +304,7 @@ impl Simulator {
                 ..Controller::default()
             },
             dctrl: deployment::DeploymentController::default(),
+            hpa: None,
             delays,
             faults,
             trace: Trace::default(),
@@ -311,7 +317,22 @@ impl Simulator {
             scenario,
         };
         if let Some(d) = sim.scenario.deployment.clone() {
+            if let Some(h) = sim.scenario.hpa.clone() {
+                let name = d.name.as_deref().unwrap_or("web");
+                let namespace = d.namespace.as_deref().unwrap_or("default");
+                sim.hpa = Some(Box::new(hpa::HpaController::new(
+                    &h,
+                    (namespace, name),
+                    start,
+                    sim.scenario.seed,
+                )?));
+                let t = sim.clock.now();
+                sim.agenda.at_phase(t, Phase::Hpa, Ev::HpaSync);
+            }
             initial.push(sim.create_deployment(&d)?);
+            if d.settled == Some(true) {
+                initial.extend(sim.settle_deployment()?);
+            }
         }
         // The informers' initial list: every object delivered at t = 0, in store order.
         for change in initial {
@@ -380,6 +401,7 @@ impl Simulator {
             }
             Ev::DeploymentQueueFire(key) => self.deployment_fire(&key),
             Ev::DeploymentWork => self.deployment_work(),
+            Ev::HpaSync => self.hpa_sync(),
         }
         self.after_event();
     }

@@ -7,6 +7,8 @@ use replicore::config::{Config, FeatureGates};
 pub use replicore::deployment::forecast::FailureModel;
 pub use replicore::deployment::model::IntOrString;
 use replicore::error::{Error, Result};
+use replicore::hpa::forecast::{check_pods, MetricLoad, PodModel};
+use replicore::hpa::{HpaConfig, HpaGates, LoadCurve};
 
 use super::clock::{check_ms, Ms};
 use super::rng::Rng;
@@ -293,6 +295,11 @@ pub struct ScenarioDeployment {
     /// model, seeded from the scenario's seed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<FailureModel>,
+    /// Start rolled out: the first template's ReplicaSet and its `replicas` pods exist
+    /// at the start, Running and Ready since an hour before it (as the HPA forecast's
+    /// `initialReplicas`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settled: Option<bool>,
 }
 
 /// The image of a Deployment scenario's first template when it names none.
@@ -314,6 +321,7 @@ impl ScenarioDeployment {
             image: None,
             paused: None,
             failure: None,
+            settled: None,
         }
     }
 
@@ -401,6 +409,123 @@ fn is_zero_value(v: &IntOrString) -> bool {
     match v {
         IntOrString::Int(i) => *i == 0,
         IntOrString::Str(s) => s == "0%",
+    }
+}
+
+/// A HorizontalPodAutoscaler on the scenario's Deployment, the engine's HPA sync run
+/// every sync period against the simulation, and the load that drives its metrics. The
+/// fields are the HPA forecast's (`HpaForecastInput`) of the same names: the load model
+/// is the engine's (`replicore::hpa::load`), in pods at target.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ScenarioHpa {
+    /// The HorizontalPodAutoscaler (autoscaling/v2) as `kubectl get hpa -o json` prints
+    /// it; its `scaleTargetRef` names the Deployment (`apps/v1`, `Deployment`, its name).
+    /// Created at the start; a missing name or namespace is the Deployment's.
+    #[cfg_attr(feature = "ts", ts(as = "replicore::ts::KubeObject"))]
+    pub hpa: serde_json::Value,
+    /// The controller's configuration (kube-controller-manager's flags).
+    #[serde(default, skip_serializing_if = "is_default")]
+    #[cfg_attr(
+        feature = "ts",
+        ts(as = "Option<replicore::ts::Partial<HpaConfig>>", optional)
+    )]
+    pub config: HpaConfig,
+    #[serde(default, skip_serializing_if = "is_default")]
+    #[cfg_attr(
+        feature = "ts",
+        ts(as = "Option<replicore::ts::Partial<HpaGates>>", optional)
+    )]
+    pub feature_gates: HpaGates,
+    /// The load over virtual time (seconds since the start), in pods at target.
+    pub load: LoadCurve,
+    /// What drives each metric, index for index with `hpa.spec.metrics` (a metric
+    /// without an entry reads `load`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<MetricLoad>>", optional))]
+    pub metrics: Vec<MetricLoad>,
+    /// What the pods use: the fields of the forecast's pod model the kubelet does not
+    /// have (its start-up times are the scenario's `delays`).
+    #[serde(default, skip_serializing_if = "is_default")]
+    #[cfg_attr(
+        feature = "ts",
+        ts(as = "Option<replicore::ts::Partial<HpaPods>>", optional)
+    )]
+    pub pods: HpaPods,
+}
+
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
+}
+
+/// What each pod requests and reports (the forecast's `PodModel` fields of the same
+/// names and defaults).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct HpaPods {
+    /// The CPU of a Running pod that is not Ready, as a fraction of its request (1.0).
+    pub startup_cpu: f64,
+    /// The memory of a Running pod that is not Ready, as a fraction of its request (0.5).
+    pub startup_memory: f64,
+    /// Each pod's CPU request in millicores (500).
+    pub cpu_request_millis: i64,
+    /// Each pod's memory request in MiB (512).
+    pub memory_request_mi: i64,
+    /// A Ready pod's sample spreads uniformly in ± this fraction of its share (0.05).
+    pub noise: f64,
+    /// The window of every sample (15 s).
+    pub metric_window_seconds: f64,
+}
+
+impl Default for HpaPods {
+    fn default() -> Self {
+        let m = PodModel::default();
+        HpaPods {
+            startup_cpu: m.startup_cpu,
+            startup_memory: m.startup_memory,
+            cpu_request_millis: m.cpu_request_millis,
+            memory_request_mi: m.memory_request_mi,
+            noise: m.noise,
+            metric_window_seconds: m.metric_window_seconds,
+        }
+    }
+}
+
+impl HpaPods {
+    /// The forecast's pod model with these fields (its start-up times unused here).
+    pub fn model(&self) -> PodModel {
+        PodModel {
+            startup_cpu: self.startup_cpu,
+            startup_memory: self.startup_memory,
+            cpu_request_millis: self.cpu_request_millis,
+            memory_request_mi: self.memory_request_mi,
+            noise: self.noise,
+            metric_window_seconds: self.metric_window_seconds,
+            ..PodModel::default()
+        }
+    }
+}
+
+impl ScenarioHpa {
+    /// The checks of the numbers (the HPA object is read when the simulation starts).
+    pub fn validate(&self, path: &str) -> Result<()> {
+        self.load.check().map_err(|e| e.under(path))?;
+        check_pods(&self.pods.model(), &format!("{path}.pods"))?;
+        if self.config.sync_period_seconds <= 0 {
+            return Err(Error::Config {
+                path: format!("{path}.config.syncPeriodSeconds"),
+                message: "must be above zero".into(),
+            });
+        }
+        if !self.hpa.is_object() {
+            return Err(Error::Malformed {
+                path: format!("{path}.hpa"),
+                message: "expected a HorizontalPodAutoscaler object".into(),
+            });
+        }
+        Ok(())
     }
 }
 
@@ -532,6 +657,13 @@ pub enum Edit {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         revision: Option<i64>,
     },
+    /// The HPA's load from now on: a new curve (time still counted from the start) and,
+    /// when given, new per-metric loads.
+    SetLoad {
+        load: LoadCurve,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        metrics: Option<Vec<MetricLoad>>,
+    },
 }
 
 /// How the pods of a failing template fail.
@@ -600,6 +732,7 @@ impl Edit {
                 path: format!("{path}.revision"),
                 value: *r,
             }),
+            Edit::SetLoad { load, .. } => load.check().map_err(|e| e.under(path)),
             _ => Ok(()),
         }
     }
@@ -634,6 +767,7 @@ enum EditOp {
     PauseDeployment,
     ResumeDeployment,
     UndoDeployment,
+    SetLoad,
 }
 
 /// The wire form of an [`Edit`] (and of a [`TimedEdit`], with `at`): the fields of every
@@ -664,6 +798,8 @@ struct EditWire {
     fail: Option<TemplateFailure>,
     failure: Option<TemplateFailure>,
     revision: Option<i64>,
+    load: Option<LoadCurve>,
+    metrics: Option<Vec<MetricLoad>>,
 }
 
 impl<'de> Deserialize<'de> for Edit {
@@ -742,6 +878,10 @@ impl TryFrom<EditWire> for Edit {
             EditOp::UndoDeployment => Edit::UndoDeployment {
                 revision: w.revision,
             },
+            EditOp::SetLoad => Edit::SetLoad {
+                load: need(w.load, "load")?,
+                metrics: w.metrics,
+            },
         })
     }
 }
@@ -808,6 +948,10 @@ pub struct Scenario {
     /// A Deployment instead of owners (neither `owners`, `replicas` nor `cluster`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deployment: Option<ScenarioDeployment>,
+    /// A HorizontalPodAutoscaler scaling the Deployment (Deployment scenarios only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub hpa: Option<ScenarioHpa>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub edits: Vec<TimedEdit>,
 }
@@ -827,6 +971,7 @@ impl Scenario {
             config: None,
             cluster: None,
             deployment: None,
+            hpa: None,
             edits: Vec::new(),
         }
     }
@@ -883,6 +1028,15 @@ impl Scenario {
                 });
             }
             d.validate("deployment")?;
+        }
+        if let Some(h) = &self.hpa {
+            if self.deployment.is_none() {
+                return Err(Error::Malformed {
+                    path: "hpa".into(),
+                    message: "an HPA scales the scenario's Deployment: give `deployment`".into(),
+                });
+            }
+            h.validate("hpa")?;
         }
         if let Some(Nodes::Count(n)) = self.nodes {
             if n > MAX_NODES {

@@ -108,6 +108,10 @@ pub struct SimState {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub deployment: Option<super::deployment::SimDeployment>,
+    /// The HorizontalPodAutoscaler (scenarios with `hpa` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub hpa: Option<super::hpa::SimHpa>,
 }
 
 /// One point of the timeline (store truth for the primary owner).
@@ -335,6 +339,7 @@ impl Simulator {
             next_event_t: self.next_event_time(),
             trace_length: self.trace.len(),
             deployment: self.sim_deployment(),
+            hpa: self.sim_hpa(),
         }
     }
 

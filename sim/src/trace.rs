@@ -133,6 +133,15 @@ pub enum What {
     DeploymentSync {
         sync: Box<DeploymentSyncTrace>,
     },
+    /// One HPA sync.
+    HpaSync {
+        sync: Box<super::hpa::HpaSyncTrace>,
+    },
+    /// The engine refused the HPA sync's input (no sync ran).
+    HpaInvalid {
+        key: String,
+        error: String,
+    },
 }
 
 /// One API call of a Deployment sync.

@@ -11,7 +11,7 @@ use crate::convert::{count, error, message_error, number, object, opt_string, to
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_SIM_TYPES: &str = r#"
-import type { DeploymentSample, Sample, ScalePreview, Scenario, SimRanking, SimState, TraceEntry } from "../generated/index.js";
+import type { DeploymentSample, HpaSyncTrace, Sample, ScalePreview, Scenario, SimRanking, SimState, TraceEntry } from "../generated/index.js";
 "#;
 
 /// The largest whole number a JS number holds exactly (2^53 − 1).
@@ -113,6 +113,14 @@ impl Simulator {
     pub fn deployment_history(&self) -> JsResult {
         let samples: Vec<_> = self.inner.deployment_history().collect();
         to_js(&samples)
+    }
+
+    /// The HPA's syncs in order (`HpaSyncTrace[]`; empty unless the scenario has an HPA):
+    /// each one's `step` is the forecast's step of the same sync.
+    #[wasm_bindgen(js_name = hpaSyncs, unchecked_return_type = "HpaSyncTrace[]")]
+    pub fn hpa_syncs(&self) -> JsResult {
+        let syncs: Vec<_> = self.inner.hpa_syncs().collect();
+        to_js(&syncs)
     }
 
     /// The engine's scale-down order of an owner's pods (`SimRanking`; default the

@@ -59,7 +59,7 @@ pub(crate) struct PodLife {
 
 /// A pod's stage at an instant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Stage {
+pub enum Stage {
     Pending,
     Starting,
     Ready,

@@ -335,6 +335,7 @@ pub struct HpaStatus {
     pub conditions: Option<Vec<HpaCondition>>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HpaCondition {

@@ -3,6 +3,8 @@ import type { ConfigPatch } from "./ConfigPatch.js";
 import type { Delays } from "./Delays.js";
 import type { Faults } from "./Faults.js";
 import type { GatesPatch } from "./GatesPatch.js";
+import type { LoadCurve } from "./LoadCurve.js";
+import type { MetricLoad } from "./MetricLoad.js";
 import type { TemplateFailure } from "./TemplateFailure.js";
 
 /**
@@ -12,4 +14,4 @@ export type Edit = { "op": "setReplicas", replicas: number, owner?: string | nul
 /**
  * Absent: unchanged; `null`: annotation removed.
  */
-deletionCost?: number | null | null, } | { "op": "addNode", node: string, } | { "op": "removeNode", node: string, } | { "op": "killPod", pod: string, namespace?: string | null, } | { "op": "setImage", image: string, fail?: TemplateFailure | null, } | { "op": "failTemplate", failure?: TemplateFailure, } | { "op": "scaleDeployment", replicas: number, } | { "op": "pauseDeployment" } | { "op": "resumeDeployment" } | { "op": "undoDeployment", revision?: number | null, };
+deletionCost?: number | null | null, } | { "op": "addNode", node: string, } | { "op": "removeNode", node: string, } | { "op": "killPod", pod: string, namespace?: string | null, } | { "op": "setImage", image: string, fail?: TemplateFailure | null, } | { "op": "failTemplate", failure?: TemplateFailure, } | { "op": "scaleDeployment", replicas: number, } | { "op": "pauseDeployment" } | { "op": "resumeDeployment" } | { "op": "undoDeployment", revision?: number | null, } | { "op": "setLoad", load: LoadCurve, metrics?: Array<MetricLoad> | null, };

@@ -4,6 +4,7 @@ import type { Delays } from "./Delays.js";
 import type { Faults } from "./Faults.js";
 import type { Nodes } from "./Nodes.js";
 import type { ScenarioDeployment } from "./ScenarioDeployment.js";
+import type { ScenarioHpa } from "./ScenarioHpa.js";
 import type { ScenarioOwner } from "./ScenarioOwner.js";
 import type { TimedEdit } from "./TimedEdit.js";
 
@@ -14,4 +15,8 @@ export type Scenario = { seed: number, start?: string | null, owners?: Array<Sce
 /**
  * A Deployment instead of owners (neither `owners`, `replicas` nor `cluster`).
  */
-deployment?: ScenarioDeployment | null, edits?: Array<TimedEdit>, };
+deployment?: ScenarioDeployment | null, 
+/**
+ * A HorizontalPodAutoscaler scaling the Deployment (Deployment scenarios only).
+ */
+hpa?: ScenarioHpa, edits?: Array<TimedEdit>, };

@@ -36,4 +36,10 @@ image?: string | null, paused?: boolean | null,
  * Which pods of templates other than the first never become ready (the forecast's
  * model, seeded from the scenario's seed).
  */
-failure?: FailureModel | null, };
+failure?: FailureModel | null, 
+/**
+ * Start rolled out: the first template's ReplicaSet and its `replicas` pods exist
+ * at the start, Running and Ready since an hour before it (as the HPA forecast's
+ * `initialReplicas`).
+ */
+settled?: boolean | null, };

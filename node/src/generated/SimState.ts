@@ -5,6 +5,7 @@ import type { Faults } from "./Faults.js";
 import type { QueueState } from "./QueueState.js";
 import type { SimDeployment } from "./SimDeployment.js";
 import type { SimEvent } from "./SimEvent.js";
+import type { SimHpa } from "./SimHpa.js";
 import type { SimNode } from "./SimNode.js";
 import type { SimOwner } from "./SimOwner.js";
 import type { SimPod } from "./SimPod.js";
@@ -14,4 +15,8 @@ export type SimState = { t: number, now: Time, owner: SimOwner, owners: Array<Si
 /**
  * The Deployment with its ReplicaSets as lanes (Deployment scenarios only).
  */
-deployment?: SimDeployment, };
+deployment?: SimDeployment, 
+/**
+ * The HorizontalPodAutoscaler (scenarios with `hpa` only).
+ */
+hpa?: SimHpa, };

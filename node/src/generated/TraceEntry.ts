@@ -2,6 +2,7 @@
 import type { DeploymentSyncTrace } from "./DeploymentSyncTrace.js";
 import type { Edit } from "./Edit.js";
 import type { EventDecision } from "./EventDecision.js";
+import type { HpaSyncTrace } from "./HpaSyncTrace.js";
 import type { KubeletChange } from "./KubeletChange.js";
 import type { ObjectKind } from "./ObjectKind.js";
 import type { QueueOp } from "./QueueOp.js";
@@ -9,4 +10,4 @@ import type { SyncTrace } from "./SyncTrace.js";
 import type { Time } from "./Time.js";
 import type { WatchEventKind } from "./WatchEventKind.js";
 
-export type TraceEntry = { seq: number, t: number, at: Time, } & ({ "kind": "sync", sync: SyncTrace, } | { "kind": "watch", object: ObjectKind, event: WatchEventKind, name: string, decision: EventDecision, } | { "kind": "watchDropped", object: ObjectKind, event: WatchEventKind, name: string, } | { "kind": "relist", changes: number, } | { "kind": "queue", op: QueueOp, key: string, delayMs?: number, } | { "kind": "kubelet", pod: string, change: KubeletChange, node?: string, } | { "kind": "edit", edit: Edit, error?: string, } | { "kind": "deploymentQueue", op: QueueOp, key: string, delayMs?: number, } | { "kind": "deploymentSync", sync: DeploymentSyncTrace, });
+export type TraceEntry = { seq: number, t: number, at: Time, } & ({ "kind": "sync", sync: SyncTrace, } | { "kind": "watch", object: ObjectKind, event: WatchEventKind, name: string, decision: EventDecision, } | { "kind": "watchDropped", object: ObjectKind, event: WatchEventKind, name: string, } | { "kind": "relist", changes: number, } | { "kind": "queue", op: QueueOp, key: string, delayMs?: number, } | { "kind": "kubelet", pod: string, change: KubeletChange, node?: string, } | { "kind": "edit", edit: Edit, error?: string, } | { "kind": "deploymentQueue", op: QueueOp, key: string, delayMs?: number, } | { "kind": "deploymentSync", sync: DeploymentSyncTrace, } | { "kind": "hpaSync", sync: HpaSyncTrace, } | { "kind": "hpaInvalid", key: string, error: string, });
