@@ -60,8 +60,11 @@ test("HPA syncs appear in the trace and the state; setLoad changes the load live
   sim.advance(15_000);
   const last = sim.hpaSyncs().at(-1);
   assert.equal(last.step.load, 6);
-  assert.equal(last.step.rescaledTo, 6);
-  assert.equal(sim.state().deployment.replicas, 6);
+  // 6 wanted; without `behavior` the scale-up limit is max(2 × 2, 4) = 4 per sync.
+  assert.equal(last.step.desiredReplicas, 4);
+  assert.equal(last.step.limitedBy, "ScaleUpLimit");
+  assert.equal(last.step.rescaledTo, 4);
+  assert.equal(sim.state().deployment.replicas, 4);
   assert.equal(sim.scenario().edits[0].op, "setLoad");
 });
 
