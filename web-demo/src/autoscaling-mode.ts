@@ -7,17 +7,17 @@
 // and explained (`explainHpa`). No autoscaler rule here: every count, bound, band and
 // word comes from the engine.
 
-import { explainHpa, hpaForecast, isReplicoreError, type HpaExplanation, type HpaForecast, type LoadCurve, type LoadPoint } from "replicore/full";
+import { Simulator, explainHpa, hpaForecast, isReplicoreError, type HpaExplanation, type HpaForecast, type HpaForecastStep, type LoadCurve, type LoadPoint } from "replicore/full";
 import exampleHpa from "../../examples/hpa.json?raw";
 import exampleMetrics from "../../examples/hpa-pod-metrics.json?raw";
 import { byId, h, mount } from "./dom.js";
 import { conditionsTable } from "./deployment-views.js";
 import { intOrPercent } from "./deployment-mode.js";
 import {
-  DEFAULT_HPA_SCENARIO, PRESETS, PRESET_FIELDS, forecastInput, pointsOf, presetCurve,
+  DEFAULT_HPA_SCENARIO, PRESETS, PRESET_FIELDS, forecastInput, pointsOf, presetCurve, runScenario,
   type HpaScenario, type Policy, type Preset, type Rules,
 } from "./autoscaling-scenario.js";
-import { eventsOf, explanationView, replicasChart, syncsTable, totalsTable, utilizationChart } from "./autoscaling-views.js";
+import { eventsOf, explanationView, replicasChart, runView, syncsTable, totalsTable, utilizationChart } from "./autoscaling-views.js";
 import type { PageState } from "./url.js";
 
 /** The forecast's clock at its start (the engine's default, given so recommendations can be placed). */
@@ -39,6 +39,12 @@ export class AutoscalingMode {
   /** The chosen sync (seconds); null: the first that rescales. */
   selected: number | null = null;
   forecast: HpaForecast | null = null;
+  /** The run: the seeded simulator's HPA syncs over the same scenario (each as a forecast step). */
+  run: HpaForecastStep[] | null = null;
+  private runError = "";
+  private runKey = "";
+  /** The run is played after the forecast is drawn (it takes longer: a whole cluster). */
+  private runTimer: ReturnType<typeof setTimeout> | null = null;
   importText = "";
   metricsText = "";
   importNow = EXAMPLE_HPA_NOW;
@@ -308,10 +314,42 @@ export class AutoscalingMode {
     }
   }
 
+  /**
+   * The run: the simulator with the same HPA, load and pods (the engine's HPA, Deployment
+   * and ReplicaSet controllers in the simulated cluster's loop), played to the end.
+   */
+  private computeRun(): void {
+    const key = JSON.stringify(this.scenario);
+    if (key === this.runKey) return;
+    this.runKey = key;
+    this.runTimer = null;
+    let sim: Simulator | null = null;
+    try {
+      sim = new Simulator(runScenario(this.scenario));
+      sim.advance(this.scenario.duration * 1000);
+      this.run = sim.hpaSyncs().map((x) => x.step);
+      this.runError = "";
+    } catch (e) {
+      this.run = null;
+      this.runError = `The simulator refused the run: ${message(e)}`;
+    } finally {
+      sim?.free();
+    }
+  }
+
   render(): void {
     if (this.source === "import") {
       this.renderImport();
       return;
+    }
+    if (JSON.stringify(this.scenario) !== this.runKey) {
+      this.run = null;
+      this.runError = "";
+      if (this.runTimer !== null) clearTimeout(this.runTimer);
+      this.runTimer = setTimeout(() => {
+        this.computeRun();
+        if (this.source === "sim") this.render();
+      }, 250);
     }
     const failed = this.compute();
     if (failed) this.error(failed);
@@ -349,7 +387,7 @@ export class AutoscalingMode {
     mount(byId("hpa-chart"),
       replicasChart(f, {
         duration: sc.duration, min: sc.min, max: sc.max, selected: at, explanation: e, startMs: Date.parse(FORECAST_START), points,
-        rolloutAt: rollout ? rollout.atSeconds : null, run: null,
+        rolloutAt: rollout ? rollout.atSeconds : null, run: this.run,
         onSelect: (t) => this.select(t),
         onPoints: (pts) => {
           this.scenario.load = { kind: "points", points: pts };
@@ -359,7 +397,7 @@ export class AutoscalingMode {
       }),
       utilizationChart(f, { duration: sc.duration, target: sc.target, explanation: e, selected: at, onSelect: (t) => this.select(t) }),
     );
-    mount(byId("hpa-syncs"), syncsTable(f.steps, at, (t) => this.select(t)));
+    mount(byId("hpa-syncs"), syncsTable(f.steps, this.run, at, (t) => this.select(t)));
     // The chosen row in view inside its scrolling box (the page itself does not move).
     const box = byId("hpa-syncs");
     const row = box.querySelector<HTMLElement>("tr.chosen");
@@ -368,7 +406,7 @@ export class AutoscalingMode {
     mount(byId("hpa-why"), e ? explanationView(e) : h("p", { class: "muted" }, "No explanation."));
     mount(byId("hpa-conditions"), e ? conditionsTable(e.conditions) : null);
     mount(byId("hpa-events"), eventsOf(f.steps));
-    mount(byId("hpa-totals"), totalsTable(total, null));
+    mount(byId("hpa-totals"), totalsTable(total), runView(f.steps, this.run, this.runError, sc.seed, this.runTimer !== null));
   }
 
   private renderImport(): void {

@@ -3,7 +3,7 @@
 // forecast input (`hpaForecast`). Only conversion: the engine reads the HPA object as
 // `kubectl get hpa -o json` prints it and decides everything.
 
-import type { HpaForecastHostInput, IntOrString, LoadCurve, LoadPoint } from "replicore/full";
+import type { HpaForecastHostInput, IntOrString, LoadCurve, LoadPoint, Scenario, ScenarioDeployment } from "replicore/full";
 
 export type PolicyType = "Pods" | "Percent";
 export type SelectPolicy = "Max" | "Min" | "Disabled";
@@ -133,7 +133,8 @@ export function forecastInput(sc: HpaScenario, explainAt: number | null): HpaFor
     hpa: hpaObject(sc),
     config: { tolerance: sc.tolerance },
     load: sc.load,
-    pods: { runningSeconds: sc.pods.runningSeconds, readySeconds: sc.pods.readySeconds, startupCpu: sc.pods.startupCpu },
+    // The controllers act on a scale write at once, as the simulator's (no watch delay) do.
+    pods: { createDelaySeconds: 0, runningSeconds: sc.pods.runningSeconds, readySeconds: sc.pods.readySeconds, startupCpu: sc.pods.startupCpu },
     initialReplicas: sc.initial,
     durationSeconds: sc.duration,
     seed: sc.seed,
@@ -141,6 +142,29 @@ export function forecastInput(sc: HpaScenario, explainAt: number | null): HpaFor
   if (sc.rollout) input.rollout = { ...sc.rollout };
   if (explainAt !== null) input.explainAtSeconds = explainAt;
   return input;
+}
+
+/**
+ * The same HPA, load and pods as a scenario of the seeded simulator, the run: Deployment
+ * `web` settled at the start replicas, its kubelets starting pods as the pod model says
+ * (Running after `runningSeconds`, Ready after `readySeconds`, no watch, scheduling or
+ * termination delay), the rollout as a new image at its instant.
+ */
+export function runScenario(sc: HpaScenario): Scenario {
+  const ms = (seconds: number): number => Math.round(seconds * 1000);
+  const deployment: ScenarioDeployment = { replicas: sc.initial, settled: true, strategy: "RollingUpdate", image: "web:v1" };
+  if (sc.rollout) {
+    deployment.maxSurge = sc.rollout.maxSurge;
+    deployment.maxUnavailable = sc.rollout.maxUnavailable;
+  }
+  const scenario: Scenario = {
+    seed: sc.seed,
+    delays: { watch: 0, schedule: 0, start: ms(sc.pods.runningSeconds), ready: ms(Math.max(0, sc.pods.readySeconds - sc.pods.runningSeconds)), terminate: 0 },
+    deployment,
+    hpa: { hpa: hpaObject(sc), config: { tolerance: sc.tolerance }, load: sc.load, pods: { startupCpu: sc.pods.startupCpu } },
+  };
+  if (sc.rollout) scenario.edits = [{ at: ms(sc.rollout.atSeconds), op: "setImage", image: "web:v2" }];
+  return scenario;
 }
 
 /**

@@ -11,8 +11,6 @@ import { h, s, type Child } from "./dom.js";
 const W = 680;
 const PAD = { l: 34, r: 10, t: 8, b: 22 };
 
-/** One sync of a run beside the forecast (the same fields as a forecast step's). */
-export type RunStep = Pick<HpaForecastStep, "seconds" | "replicas" | "readyPods" | "pods" | "desiredReplicas">;
 
 export interface ChartOptions {
   duration: number;
@@ -29,7 +27,7 @@ export interface ChartOptions {
   /** A rollout's start (seconds). */
   rolloutAt: number | null;
   /** The simulated run's syncs, drawn thin beside the forecast. */
-  run: RunStep[] | null;
+  run: HpaForecastStep[] | null;
   onSelect: (seconds: number) => void;
   onPoints: (points: LoadPoint[]) => void;
 }
@@ -282,11 +280,20 @@ export function utilizationChart(f: HpaForecast, o: { duration: number; target: 
     ));
 }
 
-/** Every sync: the figures and what held the count back; a row chooses the sync. */
-export function syncsTable(steps: HpaForecastStep[], selected: number, onSelect: (t: number) => void): Element {
+/** The run's sync at each forecast sync (by index: both sync every period from 0), and whether it is the same. */
+function pairs(steps: HpaForecastStep[], run: HpaForecastStep[] | null): Array<{ step: HpaForecastStep; run: HpaForecastStep | undefined; same: boolean }> {
+  return steps.map((step, i) => {
+    const r = run?.[i];
+    return { step, run: r, same: r !== undefined && JSON.stringify(r) === JSON.stringify(step) };
+  });
+}
+
+/** Every sync: the figures and what held the count back, the run's replicas beside; a row chooses the sync. */
+export function syncsTable(steps: HpaForecastStep[], run: HpaForecastStep[] | null, selected: number, onSelect: (t: number) => void): Element {
+  const head = ["t", "load", "CPU", "desired", "replicas", "pods", "Ready", "held back by", "rescale", run ? "run" : null];
   return h("table", { class: "data", "data-testid": "hpa-syncs" },
-    h("thead", null, h("tr", null, ["t", "load", "CPU", "desired", "replicas", "pods", "Ready", "held back by", "rescale"].map((x) => h("th", { scope: "col" }, x)))),
-    h("tbody", null, steps.map((x) => h("tr", {
+    h("thead", null, h("tr", null, head.map((x) => (x === null ? null : h("th", { scope: "col", title: x === "run" ? "the simulated run's replicas; ≠ where its sync differs from the forecast's" : null }, x))))),
+    h("tbody", null, pairs(steps, run).map(({ step: x, run: r, same }) => h("tr", {
       class: x.seconds === selected ? "chosen" : null,
       "data-seconds": x.seconds,
       "data-desired": x.desiredReplicas,
@@ -306,7 +313,31 @@ export function syncsTable(steps: HpaForecastStep[], selected: number, onSelect:
     h("td", { class: "num" }, x.readyPods),
     h("td", null, x.limitedBy ? h("code", null, x.limitedBy) : ""),
     h("td", { class: "num" }, x.rescaledTo === undefined ? "" : `→ ${x.rescaledTo}`),
+    run ? h("td", { class: `num${same ? "" : " differs"}`, "data-run-replicas": r?.replicas ?? "" }, r === undefined ? "–" : `${r.replicas}${same ? "" : " ≠"}`) : null,
     ))),
+  );
+}
+
+/** The run beside the forecast: how many syncs, and whether every one is the forecast's. */
+export function runView(steps: HpaForecastStep[], run: HpaForecastStep[] | null, error: string, seed: number, pending: boolean): Element {
+  if (pending) return h("p", { class: "muted", "data-testid": "hpa-run", "data-run-pending": "true" }, "The run: playing the same scenario in the simulator…");
+  if (!run) return h("p", { class: "error", "data-testid": "hpa-run" }, error || "No run.");
+  const differs = pairs(steps, run).find((p) => !p.same);
+  const equal = differs === undefined && run.length === steps.length;
+  return h("p", {
+    class: "summary",
+    "data-testid": "hpa-run",
+    "data-run-syncs": run.length,
+    "data-run-equal": String(equal),
+    "data-run-differs": differs?.step.seconds ?? "",
+  },
+  h("strong", null, "The run: "),
+  `the seeded simulator (seed ${seed}) with the same HPA, load and pods, the engine's HPA, Deployment and ReplicaSet controllers in its loop: ${run.length} syncs; `,
+  equal
+    ? "every sync equals the forecast's."
+    : differs
+      ? `it differs from the forecast first at ${differs.step.seconds} s (the run's replicas ${differs.run?.replicas ?? "–"}, the forecast's ${differs.step.replicas}).`
+      : `the forecast has ${steps.length} syncs.`,
   );
 }
 
@@ -319,8 +350,8 @@ export function eventsOf(steps: HpaForecastStep[]): Element {
       h("span", { class: "ev-t" }, `${t} s`), " ", h("strong", null, e.reason), " ", e.message)));
 }
 
-/** The forecast's totals, beside the run's when there is one. */
-export function totalsTable(t: HpaForecastTotals, run: HpaForecastTotals | null): Element {
+/** The forecast's totals. */
+export function totalsTable(t: HpaForecastTotals): Element {
   const rows: Array<[string, (x: HpaForecastTotals) => string | number]> = [
     ["syncs", (x) => x.syncs],
     ["rescales (up / down)", (x) => `${x.rescales} (${x.scaleUps} / ${x.scaleDowns})`],
@@ -332,8 +363,8 @@ export function totalsTable(t: HpaForecastTotals, run: HpaForecastTotals | null)
     ["rollout done after", (x) => (x.rolloutSeconds === undefined ? "–" : `${x.rolloutSeconds} s`)],
   ];
   return h("table", { class: "data compare", "data-testid": "hpa-totals" },
-    h("thead", null, h("tr", null, h("th", { scope: "col" }, ""), h("th", { scope: "col" }, "forecast"), run ? h("th", { scope: "col" }, "run") : null)),
-    h("tbody", null, rows.map(([label, f]) => h("tr", null, h("th", { scope: "row" }, label), h("td", null, f(t)), run ? h("td", null, f(run)) : null))));
+    h("thead", null, h("tr", null, h("th", { scope: "col" }, ""), h("th", { scope: "col" }, "forecast"))),
+    h("tbody", null, rows.map(([label, f]) => h("tr", null, h("th", { scope: "row" }, label), h("td", null, f(t))))));
 }
 
 /**

@@ -10,7 +10,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { explainHpa, hpaForecast } from "replicore/full";
+import { Simulator, explainHpa, hpaForecast } from "replicore/full";
 import { chromiumPath, decodeHash, openPage, repo, screenshot, startPlayground, stateUrl } from "./harness.mjs";
 
 const START = "2026-01-01T00:00:00Z";
@@ -61,7 +61,7 @@ function engineInput(sc, explainAtSeconds) {
     },
     config: { tolerance: sc.tolerance },
     load: sc.load,
-    pods: sc.pods,
+    pods: { createDelaySeconds: 0, ...sc.pods },
     initialReplicas: sc.initial,
     durationSeconds: sc.duration,
     seed: sc.seed,
@@ -70,7 +70,20 @@ function engineInput(sc, explainAtSeconds) {
   };
 }
 
+/** The same scenario in the seeded simulator, written here by hand: Deployment web settled, kubelets as the pod model. */
+function simScenario(sc) {
+  const input = engineInput(sc);
+  return {
+    seed: sc.seed,
+    delays: { watch: 0, schedule: 0, start: sc.pods.runningSeconds * 1000, ready: (sc.pods.readySeconds - sc.pods.runningSeconds) * 1000, terminate: 0 },
+    deployment: { replicas: sc.initial, settled: true },
+    hpa: { hpa: input.hpa, config: input.config, load: sc.load, pods: { startupCpu: sc.pods.startupCpu } },
+  };
+}
+
+/** The syncs table, once the run beside the forecast has been played. */
 async function syncs(page) {
+  await page.waitForSelector("[data-testid=hpa-run]:not([data-run-pending])");
   return page.$$eval("[data-testid=hpa-syncs] tbody tr", (rows) => rows.map((r) => ({
     seconds: Number(r.dataset.seconds),
     desired: Number(r.dataset.desired),
@@ -247,6 +260,35 @@ describe("playground: the Autoscaling tab", { skip: chromiumPath ? false : "no C
     await again.context().close();
     assert.deepEqual(page.problems, []);
     await page.context().close();
+  });
+
+  test("the forecast equals the run on the same seed", async () => {
+    for (const seed of [5, 9]) {
+      const sc = scenario({ seed, duration: 1200, load: { kind: "spike", base: 4, peak: 30, atSeconds: 60, durationSeconds: 400 } });
+      const page = await openPage(browser, stateUrl(server.url, { mode: "hpa", source: "sim", hpa: sc }));
+      await page.waitForSelector("[data-testid=hpa-run][data-run-syncs]");
+      const run = await page.$eval("[data-testid=hpa-run]", (p) => ({ ...p.dataset, text: p.textContent }));
+      const forecast = hpaForecast(engineInput(sc));
+      assert.equal(run.runEqual, "true", run.text);
+      assert.equal(Number(run.runSyncs), forecast.steps.length);
+      assert.equal(Number(run.runSyncs), 81, "a sync every 15 s from 0 to 1200 s");
+      // The run the page shows is the simulator's: the same scenario played in Node.
+      const sim = new Simulator(simScenario(sc));
+      try {
+        sim.advance(sc.duration * 1000);
+        const steps = sim.hpaSyncs().map((x) => x.step);
+        assert.deepEqual(steps, forecast.steps, `seed ${seed}: the run is the forecast, step for step`);
+        const shown = await page.$$eval("[data-testid=hpa-syncs] tbody td[data-run-replicas]", (cells) => cells.map((c) => Number(c.dataset.runReplicas)));
+        assert.deepEqual(shown, steps.map((x) => x.replicas));
+        assert.ok(steps.some((x) => x.rescaledTo !== undefined && x.rescaledTo > 4) && steps.some((x) => x.seconds > 460 && x.rescaledTo !== undefined), "it scaled up and down");
+      } finally {
+        sim.free();
+      }
+      assert.ok(await page.$("[data-testid=run-line]"), "the run is drawn beside the forecast");
+      if (seed === 5) await screenshot(page, "autoscaling-forecast-equals-run", { fullPage: true });
+      assert.deepEqual(page.problems, []);
+      await page.context().close();
+    }
   });
 
   test("an imported HPA is explained: the pod without metrics is assumed, and why", async () => {
