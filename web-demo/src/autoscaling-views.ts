@@ -318,6 +318,14 @@ export function syncsTable(steps: HpaForecastStep[], run: HpaForecastStep[] | nu
   );
 }
 
+/** Which figures of a sync differ between the forecast and the run, in words. */
+function differences(f: HpaForecastStep, r: HpaForecastStep | undefined): string {
+  if (!r) return "the run has no sync there";
+  const fields = ["desiredReplicas", "replicas", "newReplicas", "oldReplicas", "pods", "readyPods", "utilization"] as const;
+  const what = fields.filter((k) => r[k] !== f[k]).map((k) => `${k}: run ${r[k] ?? "–"}, forecast ${f[k] ?? "–"}`);
+  return what.length ? what.join("; ") : "in its samples, conditions or events";
+}
+
 /** The run beside the forecast: how many syncs, and whether every one is the forecast's. */
 export function runView(steps: HpaForecastStep[], run: HpaForecastStep[] | null, error: string, seed: number, pending: boolean): Element {
   if (pending) return h("p", { class: "muted", "data-testid": "hpa-run", "data-run-pending": "true" }, "The run: playing the same scenario in the simulator…");
@@ -336,7 +344,7 @@ export function runView(steps: HpaForecastStep[], run: HpaForecastStep[] | null,
   equal
     ? "every sync equals the forecast's."
     : differs
-      ? `it differs from the forecast first at ${differs.step.seconds} s (the run's replicas ${differs.run?.replicas ?? "–"}, the forecast's ${differs.step.replicas}).`
+      ? `it differs from the forecast first at ${differs.step.seconds} s (${differences(differs.step, differs.run)}).`
       : `the forecast has ${steps.length} syncs.`,
   );
 }
