@@ -164,7 +164,10 @@ export class AutoscalingMode {
   }
 
   restore(state: PageState): void {
-    this.scenario = state.hpa ? clone(state.hpa) : clone(DEFAULT_HPA_SCENARIO);
+    // A link written by hand may leave fields out: the defaults fill them (the engine checks the rest).
+    const d = clone(DEFAULT_HPA_SCENARIO);
+    const given: Partial<HpaScenario> = state.hpa ? clone(state.hpa) : {};
+    this.scenario = { ...d, ...given, up: { ...d.up, ...given.up }, down: { ...d.down, ...given.down }, pods: { ...d.pods, ...given.pods } };
     this.selected = state.sync ?? null;
     this.importText = state.list ?? "";
     this.metricsText = state.metrics ?? "";

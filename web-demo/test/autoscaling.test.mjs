@@ -256,6 +256,12 @@ describe("playground: the Autoscaling tab", { skip: chromiumPath ? false : "no C
     assert.deepEqual(await syncs(again), shown, `restored from ${url}`);
     assert.deepEqual(await explanation(again), why);
     assert.equal(await again.textContent("#hpa-at"), "sync at 300 s");
+    // A link written by hand with only some fields: the rest are the defaults.
+    const partial = await openPage(browser, stateUrl(server.url, { mode: "hpa", hpa: { max: 7, load: { kind: "step", from: 2, to: 20, atSeconds: 30 } } }));
+    assert.ok((await syncs(partial)).every((r) => r.replicas <= 7));
+    assert.equal(await partial.inputValue("#hpa-max"), "7");
+    assert.deepEqual(partial.problems, []);
+    await partial.context().close();
     assert.deepEqual(again.problems, []);
     await again.context().close();
     assert.deepEqual(page.problems, []);
