@@ -3,7 +3,7 @@
 // scales down only once the stabilization window has passed, a rollout partway takes the
 // HPA's writes on both ReplicaSets, of two metrics the one reading more load drives the
 // count, bad input is refused with a ReplicoreError naming the field while the module
-// keeps working. The decisions are the
+// keeps working, a sync asked for (explainAtSeconds) comes explained. The decisions are the
 // engine's HPA sync (core/src/hpa/forecast.rs); the Rust tests are
 // core/tests/engine/hpa_forecast.rs.
 import { test } from "node:test";
@@ -43,6 +43,20 @@ test("same seed, same forecast; another seed, other samples", () => {
     a.steps.map((s) => s.utilization),
     c.steps.map((s) => s.utilization),
   );
+});
+
+test("explainAtSeconds explains that sync as explainHpa does, and changes nothing else", () => {
+  const plain = hpaForecast(stepUp(3));
+  assert.equal(plain.explanation, undefined);
+  const f = hpaForecast({ ...stepUp(3), explainAtSeconds: 135 });
+  assert.deepEqual(f.steps, plain.steps);
+  const step = plain.steps.find((s) => s.seconds === 135);
+  const e = f.explanation;
+  assert.equal(e.desiredReplicas, step.desiredReplicas);
+  assert.equal(e.rescaleTo, step.rescaledTo);
+  assert.equal(e.limit.reason, step.limitedBy);
+  assert.equal(e.memory.given, true);
+  assert.match(e.text, /^HorizontalPodAutoscaler default\/web → Deployment\/web/);
 });
 
 test("a step up scales within the policy per period and never above max", () => {

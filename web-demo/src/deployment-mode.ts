@@ -69,7 +69,7 @@ interface SyncAt {
 
 
 /** `3` → 3, `25%` → "25%"; null when neither. */
-function intOrPercent(text: string): IntOrString | null {
+export function intOrPercent(text: string): IntOrString | null {
   const x = text.trim();
   if (/^\d+$/.test(x)) return Number(x);
   if (/^\d+%$/.test(x)) return x;

@@ -49,11 +49,11 @@ function append(el: Element, children: Child[]): void {
 /** Replaces the children of `region`, restoring focus to the new element with the focused one's `data-key`. */
 export function mount(region: Element, ...children: Child[]): void {
   const active = document.activeElement;
-  const key = active instanceof HTMLElement && region.contains(active) ? active.dataset.key : undefined;
+  const key = (active instanceof HTMLElement || active instanceof SVGElement) && region.contains(active) ? active.dataset.key : undefined;
   region.replaceChildren();
   append(region, children);
   if (key !== undefined) {
-    const again = region.querySelector<HTMLElement>(`[data-key="${CSS.escape(key)}"]`);
+    const again = region.querySelector<HTMLElement | SVGElement>(`[data-key="${CSS.escape(key)}"]`);
     again?.focus({ preventScroll: true });
   }
 }

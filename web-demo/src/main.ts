@@ -1,4 +1,5 @@
-// The playground: two tabs (the simulated cluster, an imported kubectl snapshot), the state
+// The playground: four tabs (the simulated cluster, an imported kubectl snapshot, a
+// Deployment rollout, a HorizontalPodAutoscaler over a load curve), the state
 // of the visible tab kept in the URL's hash, keyboard shortcuts.
 
 import "./style.css";
@@ -8,6 +9,7 @@ import { setupEditor } from "./editor.js";
 import { EXAMPLE_NOW, EXAMPLE_TEXT, ImportMode } from "./import-mode.js";
 import { DEFAULT_SCENARIO, SimMode, simulatorAvailable } from "./sim-mode.js";
 import { DeployMode } from "./deployment-mode.js";
+import { AutoscalingMode } from "./autoscaling-mode.js";
 import { decodeState, encodeState, type Mode, type PageState } from "./url.js";
 
 const hasSim = simulatorAvailable();
@@ -17,6 +19,7 @@ let restoring = false;
 const sim = new SimMode(() => save());
 const imp = new ImportMode(() => save());
 const dep = new DeployMode(() => save());
+const hpa = new AutoscalingMode(() => save());
 
 let saveTimer: ReturnType<typeof setTimeout> | null = null;
 let lastHash = "";
@@ -33,7 +36,7 @@ function save(): void {
 }
 
 async function writeHash(): Promise<void> {
-  const state: PageState = mode === "sim" ? sim.save() : mode === "deploy" ? dep.save() : imp.save();
+  const state: PageState = mode === "sim" ? sim.save() : mode === "deploy" ? dep.save() : mode === "hpa" ? hpa.save() : imp.save();
   const hash = await encodeState(state);
   lastHash = hash;
   history.replaceState(null, "", hash);
@@ -42,7 +45,7 @@ async function writeHash(): Promise<void> {
 
 function show(next: Mode): void {
   mode = next;
-  for (const m of ["sim", "import", "deploy"] as const) {
+  for (const m of ["sim", "import", "deploy", "hpa"] as const) {
     const tab = byId(`tab-${m}`);
     tab.setAttribute("aria-selected", String(m === next));
     tab.tabIndex = m === next ? 0 : -1;
@@ -65,7 +68,10 @@ async function restore(hash: string): Promise<void> {
       notice.textContent = `${(e as Error).message}. Starting from the default scenario.`;
     }
     const wanted: Mode = state?.mode ?? (hasSim ? "sim" : "import");
-    if (wanted === "deploy" && hasSim) {
+    if (wanted === "hpa") {
+      show("hpa");
+      hpa.restore(state ?? { v: 1, mode: "hpa" });
+    } else if (wanted === "deploy" && hasSim) {
       show("deploy");
       dep.restore(state ?? { v: 1, mode: "deploy" });
     } else if (wanted === "import" || !hasSim) {
@@ -84,14 +90,15 @@ async function restore(hash: string): Promise<void> {
 }
 
 function setupTabs(): void {
-  const tabs = [byId("tab-sim"), byId("tab-import"), byId("tab-deploy")];
+  const tabs = [byId("tab-sim"), byId("tab-import"), byId("tab-deploy"), byId("tab-hpa")];
   for (const [i, tab] of tabs.entries()) {
     tab.addEventListener("click", () => {
-      const m: Mode = tab.id === "tab-sim" ? "sim" : tab.id === "tab-deploy" ? "deploy" : "import";
+      const m: Mode = tab.id === "tab-sim" ? "sim" : tab.id === "tab-deploy" ? "deploy" : tab.id === "tab-hpa" ? "hpa" : "import";
       if (m === "deploy" && !hasSim) return;
       if (m === "sim" && !sim.sim) sim.restore({ v: 1, mode: "sim", scenario: DEFAULT_SCENARIO, t: 0 });
       if (m === "deploy" && !dep.sim && dep.importText === "") dep.restore({ v: 1, mode: "deploy" });
       if (m === "import" && imp.text === "") imp.load(EXAMPLE_TEXT, EXAMPLE_NOW);
+      if (m === "hpa" && hpa.forecast === null && hpa.importText === "") hpa.restore({ v: 1, mode: "hpa" });
       show(m);
       save();
     });

@@ -540,6 +540,12 @@ function traceText(e: TraceEntry): string {
       const calls = s.calls.map((c) => `${c.verb} ${c.resource}${c.subresource ? `/${c.subresource}` : ""} ${c.name}${c.replicas !== undefined ? ` → ${c.replicas}` : ""}${c.ok ? "" : " ✗"}`);
       return `deployment sync ${s.key}: ${s.rule} ${s.why}${calls.length ? `; ${calls.join(", ")}` : ""}${s.error ? `; error: ${s.error.message}` : ""}`;
     }
+    case "hpaSync": {
+      const x = e.sync.step;
+      return `HPA sync ${e.sync.key}: desired ${x.desiredReplicas}${x.rescaledTo !== undefined ? `, scale to ${x.rescaledTo}` : ""}${x.limitedBy ? ` (held back: ${x.limitedBy})` : ""}${x.error ? `; error: ${x.error}` : ""}`;
+    }
+    case "hpaInvalid":
+      return `HPA ${e.key} not synced: ${e.error}`;
   }
 }
 

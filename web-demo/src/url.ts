@@ -3,8 +3,9 @@
 // URI-encoded JSON itself (handy to write by hand or from a script).
 
 import type { FeatureGates, Scenario } from "replicore/full";
+import type { HpaScenario } from "./autoscaling-scenario.js";
 
-export type Mode = "sim" | "import" | "deploy";
+export type Mode = "sim" | "import" | "deploy" | "hpa";
 
 export type Gates = Pick<FeatureGates, "LogarithmicScaleDown" | "PodDeletionCost">;
 
@@ -36,6 +37,14 @@ export interface PageState {
   startup?: number;
   /** Deployment view, imported: the Deployment shown (`namespace/name`; default: the first). */
   deployment?: string;
+  /** Autoscaling: the HPA, the pods and the load the forecast plays (`source` "sim"). */
+  hpa?: HpaScenario;
+  /** Autoscaling: the sync explained (seconds). */
+  sync?: number;
+  /** Autoscaling, imported: the metrics APIs' answers (text). */
+  metrics?: string;
+  /** Autoscaling, imported: the HPA explained (`namespace/name`; default: the first). */
+  hpaName?: string;
 }
 
 function toBase64Url(bytes: Uint8Array): string {
@@ -91,7 +100,7 @@ function checkState(value: unknown): PageState {
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error("the link's state must be a JSON object");
   const v = value as Record<string, unknown>;
   const mode = v.mode ?? "sim";
-  if (mode !== "sim" && mode !== "import" && mode !== "deploy") throw new Error(`the link's state: mode must be "sim", "import" or "deploy" (got ${JSON.stringify(mode)})`);
+  if (mode !== "sim" && mode !== "import" && mode !== "deploy" && mode !== "hpa") throw new Error(`the link's state: mode must be "sim", "import", "deploy" or "hpa" (got ${JSON.stringify(mode)})`);
   const num = (k: string): number | undefined => {
     const x = v[k];
     if (x === undefined || x === null) return undefined;
@@ -132,6 +141,17 @@ function checkState(value: unknown): PageState {
   if (startup !== undefined) state.startup = startup;
   const deployment = str("deployment");
   if (deployment !== undefined) state.deployment = deployment;
+  if (v.hpa !== undefined) {
+    // The engine checks every field when it plays it (and names a bad one).
+    if (typeof v.hpa !== "object" || v.hpa === null || Array.isArray(v.hpa)) throw new Error("the link's state: hpa must be an object");
+    state.hpa = v.hpa as HpaScenario;
+  }
+  const sync = num("sync");
+  if (sync !== undefined) state.sync = sync;
+  const metrics = str("metrics");
+  if (metrics !== undefined) state.metrics = metrics;
+  const hpaName = str("hpaName");
+  if (hpaName !== undefined) state.hpaName = hpaName;
   if (v.gates !== undefined) {
     const g = v.gates as Record<string, unknown>;
     state.gates = { LogarithmicScaleDown: g.LogarithmicScaleDown !== false, PodDeletionCost: g.PodDeletionCost !== false };

@@ -17,11 +17,13 @@ import { chromiumPath, openPage, startPlayground } from "./harness.mjs";
  * 1,182,151 B (591,075 B) at 498,888 B; the autoscaler (core/src/hpa, its forecast and the
  * quantity and selector-string foundations) then added 133 KB gzip to the module
  * (631,987 B), its explanation and its forecast over the Deployment controller 40 KB more
- * (678,172 B); docs/performance.md records the target as not met and where the bytes go.
- * The limit is that size plus 3 %, so the module does not grow unnoticed while the
- * autoscaler's share is cut.
+ * (678,172 B); the forecast's explanation of one sync (explainAtSeconds) 682,127 B; HPAs in
+ * the simulator (its HPA controller, `setLoad`, `hpaSyncs`) 17.5 KB more (699,676 B);
+ * docs/performance.md records the target as not met and where the bytes go. The limit is
+ * that size plus 3 %, so the module does not grow unnoticed while the autoscaler's share
+ * is cut.
  */
-const LIMIT = 698_000;
+const LIMIT = 721_000;
 
 let server;
 let browser;
@@ -36,13 +38,15 @@ describe("the playground's wasm download", { skip: chromiumPath ? false : "no Ch
   test(`the page fetches one wasm module, at most ${LIMIT} B after gzip -9`, async (t) => {
     const page = await openPage(browser, server.url);
     // Every tab, with what it computes (the cluster example explained, the Deployment
-    // simulated, rollout.json imported with its forecast): a module fetched after the
-    // first paint counts too.
+    // simulated, rollout.json imported with its forecast, the autoscaling forecast with
+    // a sync explained): a module fetched after the first paint counts too.
     await page.click("#tab-import");
     await page.click("#import-example");
     await page.click("#tab-deploy");
     await page.selectOption("#dep-source", "import");
     await page.waitForSelector("[data-testid=forecast]");
+    await page.click("#tab-hpa");
+    await page.waitForSelector("[data-testid=hpa-explanation]");
     await page.click("#tab-sim");
     await page.waitForLoadState("networkidle");
     const fetched = [];

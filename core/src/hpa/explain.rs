@@ -531,12 +531,9 @@ struct Run {
 }
 
 fn run(input: HpaSyncInput, snap: &Snapshot, metrics: &[Value]) -> Result<Run> {
-    let mut sync = HpaSync::traced(input);
-    let mut calls = Vec::new();
-    let mut scale = None;
     let pods = std::sync::Arc::new(snap.pods.clone());
-    while let Some(call) = sync.pending().cloned() {
-        let answer = match &call {
+    run_with(input, |call| {
+        Ok(match call {
             HpaCall::ResolveTarget { group, kind } => HpaAnswer::Mappings {
                 resources: vec![GroupResource {
                     group: group.clone(),
@@ -549,11 +546,9 @@ fn run(input: HpaSyncInput, snap: &Snapshot, metrics: &[Value]) -> Result<Run> {
                 resource,
                 ..
             } => match &snap.target {
-                Some(t) => {
-                    let s = scale_of(t).map_err(|e| e.under("objects"))?;
-                    scale = Some((*s).clone());
-                    HpaAnswer::Scale { scale: s }
-                }
+                Some(t) => HpaAnswer::Scale {
+                    scale: scale_of(t).map_err(|e| e.under("objects"))?,
+                },
                 None => {
                     let gr = if group.is_empty() {
                         resource.clone()
@@ -573,7 +568,23 @@ fn run(input: HpaSyncInput, snap: &Snapshot, metrics: &[Value]) -> Result<Run> {
                 response: std::sync::Arc::new(client::metric_response(query, metrics, &snap.pods)),
             },
             HpaCall::UpdateScale { .. } | HpaCall::UpdateStatus { .. } => HpaAnswer::Ok,
-        };
+        })
+    })
+}
+
+/// The engine's sync, traced, with `host` answering each call.
+fn run_with(
+    input: HpaSyncInput,
+    mut host: impl FnMut(&HpaCall) -> Result<HpaAnswer>,
+) -> Result<Run> {
+    let mut sync = HpaSync::traced(input);
+    let mut calls = Vec::new();
+    let mut scale = None;
+    while let Some(call) = sync.pending().cloned() {
+        let answer = host(&call)?;
+        if let HpaAnswer::Scale { scale: s } = &answer {
+            scale = Some((**s).clone());
+        }
         calls.push(call);
         sync.report(answer)?;
     }
@@ -630,7 +641,8 @@ pub fn explain_hpa(input: &HpaExplainInput) -> Result<HpaExplanation> {
     } else {
         Some(memory_range(input, &snap, &hpa, &main)?)
     };
-    let mut e = describe(input, &snap, &hpa, tol, &main);
+    let notes = snapshot_notes(input, &snap, &hpa, &main);
+    let mut e = describe(input.now, &input.config, &hpa, tol, &main, notes);
     e.memory = HpaMemoryExplanation {
         given,
         assumed: if given { String::new() } else { ASSUMED.into() },
@@ -639,6 +651,28 @@ pub fn explain_hpa(input: &HpaExplainInput) -> Result<HpaExplanation> {
     };
     e.text = render_hpa(&e);
     Ok(e)
+}
+
+/// "Why N?" for a sync a host runs itself with its own answers (the forecast's syncs):
+/// the engine's sync, traced, with `host` answering each call; the memory is the input's
+/// (known). Returns what the sync did and its explanation.
+pub(crate) fn explain_sync(
+    input: HpaSyncInput,
+    mut host: impl FnMut(&HpaCall) -> HpaAnswer,
+) -> Result<(HpaSyncDone, HpaExplanation)> {
+    let hpa = input.hpa.clone();
+    let tol = tolerances(&input);
+    let (now, config) = (input.now, input.config.clone());
+    let run = run_with(input, |call| Ok(host(call)))?;
+    let mut e = describe(now, &config, &hpa, tol, &run, Vec::new());
+    e.memory = HpaMemoryExplanation {
+        given: true,
+        assumed: String::new(),
+        range: None,
+        after: run.done.memory.clone(),
+    };
+    e.text = render_hpa(&e);
+    Ok((run.done, e))
 }
 
 /// [`explain_hpa`] of JSON text.
@@ -1008,23 +1042,13 @@ fn branch_words(b: Branch, current: i32, hpa: &HorizontalPodAutoscaler, min: i32
     }
 }
 
-fn describe(
+/// Facts about a snapshot the sync read (a missing target, a metric API without an answer).
+fn snapshot_notes(
     input: &HpaExplainInput,
     snap: &Snapshot,
     hpa: &HorizontalPodAutoscaler,
-    tol: Tolerances,
     run: &Run,
-) -> HpaExplanation {
-    let current = run.scale.as_ref().map_or(0, |s| s.spec.replicas);
-    let status_replicas = run.scale.as_ref().map_or(0, |s| s.status.replicas);
-    let min = hpa.spec.min_replicas.unwrap_or(1);
-    let specs = hpa.metrics();
-    let metrics = run
-        .trace
-        .metrics
-        .iter()
-        .map(|t| metric_explanation(t, specs.get(t.index), status_replicas, current, tol))
-        .collect();
+) -> Vec<String> {
     let mut notes = Vec::new();
     if snap.target.is_none() {
         notes.push(format!(
@@ -1049,6 +1073,27 @@ fn describe(
             }
         }
     }
+    notes
+}
+
+fn describe(
+    now: Time,
+    config: &HpaConfig,
+    hpa: &HorizontalPodAutoscaler,
+    tol: Tolerances,
+    run: &Run,
+    notes: Vec<String>,
+) -> HpaExplanation {
+    let current = run.scale.as_ref().map_or(0, |s| s.spec.replicas);
+    let status_replicas = run.scale.as_ref().map_or(0, |s| s.status.replicas);
+    let min = hpa.spec.min_replicas.unwrap_or(1);
+    let specs = hpa.metrics();
+    let metrics = run
+        .trace
+        .metrics
+        .iter()
+        .map(|t| metric_explanation(t, specs.get(t.index), status_replicas, current, tol))
+        .collect();
     let memory_before = run.trace.memory_before.clone().unwrap_or_default();
     let (chosen, stabilization, limit) = match &run.trace.normalized {
         None => (None, None, None),
@@ -1059,10 +1104,10 @@ fn describe(
                 proposal: n.proposal,
             });
             let norm = &n.normalized;
-            let down_default = input.config.downscale_window();
+            let down_default = config.downscale_window();
             let (stab, lim) = match &hpa.spec.behavior {
                 None => {
-                    let in_window = memory_before.legacy_window(down_default, input.now);
+                    let in_window = memory_before.legacy_window(down_default, now);
                     let bound_by = (norm.stabilized != n.proposal)
                         .then(|| {
                             in_window
@@ -1096,8 +1141,8 @@ fn describe(
                 }
                 Some(b) => {
                     let (up_w, down_w) = normalize::windows(b, down_default);
-                    let in_up = memory_before.behavior_window(up_w, input.now);
-                    let in_down = memory_before.behavior_window(down_w, input.now);
+                    let in_up = memory_before.behavior_window(up_w, now);
+                    let in_down = memory_before.behavior_window(down_w, now);
                     let bound_by = if norm.stabilized == n.proposal {
                         None
                     } else if n.proposal >= current {
@@ -1126,13 +1171,8 @@ fn describe(
                             .unwrap_or_default()
                             .iter()
                             .map(|p| {
-                                let (start, bound) = normalize::policy_bound(
-                                    &memory_before,
-                                    current,
-                                    p,
-                                    input.now,
-                                    up,
-                                );
+                                let (start, bound) =
+                                    normalize::policy_bound(&memory_before, current, p, now, up);
                                 HpaPolicyExplanation {
                                     type_: p.type_.clone(),
                                     value: p.value,
@@ -1221,7 +1261,7 @@ fn describe(
         })
         .collect();
     HpaExplanation {
-        now: input.now,
+        now,
         namespace: hpa.metadata.namespace.clone(),
         name: hpa.metadata.name.clone(),
         target: reference,

@@ -67,6 +67,7 @@ use crate::rng::Rng;
 use crate::time::Time;
 
 use super::events::HpaEvent;
+use super::explain::{explain_sync, HpaExplanation};
 use super::load::{pod_usage, ready_share, spread, UsageStage};
 pub use super::load::{LoadCurve, LoadPoint};
 use super::machine::{run_sync, GroupResource, HpaAnswer, HpaCall, HpaSyncInput};
@@ -242,6 +243,11 @@ pub struct HpaForecastInput {
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(as = "Option<u64>", optional))]
     pub seed: u64,
+    /// Explain the sync at this second ("why N?", [`HpaForecast::explanation`]); the
+    /// forecast is the same with or without.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub explain_at_seconds: Option<i64>,
 }
 
 fn default_start() -> Time {
@@ -389,6 +395,11 @@ pub struct HpaForecast {
     pub totals: HpaForecastTotals,
     /// The memory after the last sync (what the controller would remember).
     pub memory: HpaMemory,
+    /// The sync at `explainAtSeconds` explained, as `explainHpa` explains a snapshot,
+    /// with the memory the forecast carried to it.
+    #[serde(default, skip_serializing_if = "Option::is_none", skip_deserializing)]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub explanation: Option<HpaExplanation>,
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1110,6 +1121,7 @@ pub fn forecast(input: &HpaForecastInput) -> Result<HpaForecast> {
     let mut totals = HpaForecastTotals::default();
     let mut last_direction = 0i32;
     let mut loads = vec![0.0; metrics.len()];
+    let mut explanation = None;
 
     let syncs = input.duration_seconds / period_s;
     for k in 0..=syncs {
@@ -1172,7 +1184,7 @@ pub fn forecast(input: &HpaForecastInput) -> Result<HpaForecast> {
         sync_input.memory = std::mem::take(&mut memory);
         let mut written: Option<Value> = None;
         let listed = Arc::clone(&listing.pods);
-        let done = run_sync(sync_input, |call| match call {
+        let host = |call: &HpaCall| match call {
             HpaCall::ResolveTarget { .. } => mapping.clone(),
             HpaCall::GetScale { .. } => HpaAnswer::Scale {
                 scale: scale.clone(),
@@ -1188,7 +1200,14 @@ pub fn forecast(input: &HpaForecastInput) -> Result<HpaForecast> {
                 HpaAnswer::Ok
             }
             HpaCall::UpdateScale { .. } => HpaAnswer::Ok,
-        })?;
+        };
+        let done = if input.explain_at_seconds == Some(seconds) {
+            let (done, e) = explain_sync(sync_input, host)?;
+            explanation = Some(e);
+            done
+        } else {
+            run_sync(sync_input, host)?
+        };
         memory = done.memory;
         // The cache now holds the HPA as written.
         if let Some(object) = written {
@@ -1269,6 +1288,7 @@ pub fn forecast(input: &HpaForecastInput) -> Result<HpaForecast> {
         shortfalls,
         totals,
         memory,
+        explanation,
     })
 }
 

@@ -3,8 +3,8 @@
 //! and ReplicaSet controllers. Same seed, same forecast; a step up scales within the
 //! scale-up policy per period and never above max; a drop scales down only once the
 //! stabilization window has passed; every preset plays; a rollout partway takes the
-//! HPA's writes on both ReplicaSets; of two metrics the higher proposal wins; bad input
-//! is refused with its path.
+//! HPA's writes on both ReplicaSets; of two metrics the higher proposal wins; a sync asked
+//! for is explained as the forecast ran it; bad input is refused with its path.
 
 use replicore::hpa::{forecast, HpaForecast, HpaForecastInput};
 use serde_json::{json, Value};
@@ -48,6 +48,38 @@ fn same_seed_same_forecast_other_seed_other_samples() {
     let util = |f: &HpaForecast| f.steps.iter().map(|s| s.utilization).collect::<Vec<_>>();
     assert_ne!(util(&a), util(&c), "the noise follows the seed");
     assert_eq!(a.steps.len(), 61, "0..=900 s every 15 s");
+}
+
+#[test]
+fn a_sync_explained_is_the_forecast_s_own_sync() {
+    let plain = play(step_up(3));
+    assert!(plain.explanation.is_none());
+    // 135 s: the second sync after the step, held back by the 4-pods-per-60-s policy.
+    let mut input = step_up(3);
+    input["explainAtSeconds"] = json!(135);
+    let f = play(input);
+    assert_eq!(f.steps, plain.steps, "explaining a sync changes nothing");
+    assert_eq!(f.memory, plain.memory);
+    let e = f.explanation.expect("the sync at 135 s explained");
+    let step = plain
+        .steps
+        .iter()
+        .find(|s| s.seconds == 135)
+        .expect("a sync at 135 s");
+    assert_eq!(e.desired_replicas, step.desired_replicas);
+    assert_eq!(e.rescale_to, step.rescaled_to);
+    assert_eq!(e.events, step.events);
+    assert!(e.memory.given, "the forecast knows the memory it carried");
+    assert!(e.memory.range.is_none());
+    let limit = e.limit.as_ref().expect("a limit");
+    assert_eq!(step.limited_by.as_deref(), Some("ScaleUpLimit"), "{step:?}");
+    assert_eq!(limit.reason, "ScaleUpLimit");
+    assert!(limit.limiting_policy.is_some(), "{limit:?}");
+    assert!(e.text.contains("ScaleUpLimit"), "{}", e.text);
+    // A second that is no sync explains nothing.
+    let mut input = step_up(3);
+    input["explainAtSeconds"] = json!(7);
+    assert!(play(input).explanation.is_none());
 }
 
 #[test]

@@ -40,4 +40,9 @@ rollout?: RolloutPlan,
 /**
  * How long to play (3600 s).
  */
-durationSeconds?: number, seed?: number, };
+durationSeconds?: number, seed?: number, 
+/**
+ * Explain the sync at this second ("why N?", [`HpaForecast::explanation`]); the
+ * forecast is the same with or without.
+ */
+explainAtSeconds?: number, };
