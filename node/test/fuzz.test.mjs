@@ -212,6 +212,10 @@ test("10,000 random calls over every export answer with a value or a ReplicoreEr
       rejections.push(replicore.runHpaSync(arg(hpaInput), () => arg({ answer: "ok" })).then(() => undefined, (e) => e));
     },
     hpaForecast: () => replicore.hpaForecast(arg(undefined)),
+    hpaDefaultConfig: () => replicore.hpaDefaultConfig(),
+    hpaPodFields: () => replicore.hpaPodFields(),
+    hpaMetricResponse: () => replicore.hpaMetricResponse(arg({ api: "resource", namespace: "shop", selector: "app=web", resource: "cpu" }), arg([{ kind: "PodMetricsList", items: [] }])),
+    hpaMetricSelector: () => replicore.hpaMetricSelector(arg({ api: "external", namespace: "shop", metric: "queue", metricSelector: { matchLabels: { q: "a" } } })),
   };
   const hpaInput = {
     now: NOW,

@@ -69,4 +69,5 @@ pub use memory::{HpaMemory, Recommendation, ScaleEvent};
 pub use metrics::MetricQuery;
 pub use model::{
     HorizontalPodAutoscaler, HpaConfig, HpaGates, HpaStatus, MetricResponse, PodMetric,
+    HPA_POD_FIELDS,
 };
