@@ -163,6 +163,22 @@ export function replicaSet(name, replicas, { labels = { app: name }, minReadySec
   };
 }
 
+/** A Deployment of `replicas` pods running `image`, with a `strategy` and container `resources` if given. */
+export function deployment(name, replicas, { image = "nginx", strategy, resources } = {}) {
+  const labels = { app: name };
+  return {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name },
+    spec: {
+      replicas,
+      selector: { matchLabels: labels },
+      ...(strategy ? { strategy } : {}),
+      template: { metadata: { labels }, spec: { containers: [{ name: "main", image, ...(resources ? { resources } : {}) }] } },
+    },
+  };
+}
+
 export const rsPath = (ns, name = "") => `/apis/apps/v1/namespaces/${ns}/replicasets${name ? `/${name}` : ""}`;
 export const poolPath = (ns, name = "") => `/apis/replicore.dev/v1alpha1/namespaces/${ns}/replicapools${name ? `/${name}` : ""}`;
 export const podsPath = (ns, name = "") => `/api/v1/namespaces/${ns}/pods${name ? `/${name}` : ""}`;
