@@ -41,7 +41,7 @@ import type {
 } from "./types.js";
 import type { Correlated, Correlation, EventCorrelatorSize, EventCorrelatorState, EventToRecord, RecordedEvent } from "./types.js";
 import type { ApiCall, ApiResult, DeploymentKinds, DeploymentSync, DeploymentSyncInput, KubeObject, QueueAction, Step, SyncDone } from "./types.js";
-import type { HpaAnswer, HpaCall, HpaConfig, HpaForecast, HpaForecastInput, HpaStep, HpaSyncDone, HpaSyncInput, HpaSyncState, MetricQuery, MetricResponse } from "./types.js";
+import type { HpaAnswer, HpaCall, HpaConfig, HpaForecast, HpaForecastInput, HpaStep, HpaSyncDone, HpaSyncInput, HpaSyncState, MetricQuery, MetricResponse, PodsUsage, PodsUsageInput } from "./types.js";
 import type { DefaultConfig, QueueLimits } from "./types.js";
 
 export type * from "./types.js";
@@ -675,3 +675,15 @@ export function hpaForecast(input: HpaForecastHostInput): HpaForecast {
     return raw.hpaForecast(json(o.start === undefined ? o : { ...o, start: iso(o.start, "start") }, ""));
   });
 }
+
+/**
+ * What each pod reports at one moment of a load curve (the engine's load model, as the
+ * forecast plays it): the Ready pods share the curve's demand evenly (millicores, spread
+ * by a seeded `± noise`), a Running pod not yet Ready uses its CPU request times
+ * `startupCpu`, a Pending pod has no sample (`null`); memory is `memory` times the
+ * request of every Running pod. The dev-server's pod metrics.
+ */
+export function podsUsage(input: PodsUsageInput): PodsUsage {
+  return guard("", () => raw.podsUsage(json(input, "")));
+}
+

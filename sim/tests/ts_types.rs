@@ -52,6 +52,9 @@ fn export(cfg: &Config) -> Result<(), ts_rs::ExportError> {
     // The autoscaling forecast: its input and its result.
     HpaForecastInput::export_all(cfg)?;
     HpaForecast::export_all(cfg)?;
+    // The load model's pods under a demand (the dev-server's kubelet): input and answer.
+    replicore::hpa::load::PodsUsageInput::export_all(cfg)?;
+    replicore::hpa::load::PodsUsage::export_all(cfg)?;
     // "Why N?": the autoscaler's explanation, its input and its result.
     HpaExplainInput::export_all(cfg)?;
     HpaExplanation::export_all(cfg)?;

@@ -1,8 +1,9 @@
 //! The HorizontalPodAutoscaler controller (`replicore::hpa`) for JS: one sync's step
 //! machine over its plain state (`hpaSyncStart`, `hpaSyncNext`, `hpaSyncReport`), and the
 //! same machine kept in wasm memory (`HpaSyncRun`), which folds each answer in once; the
-//! autoscaling forecast (`hpaForecast`); the settings' defaults and the metrics client's
-//! reading of the metrics APIs' answers, for hosts that make the calls.
+//! autoscaling forecast (`hpaForecast`); what pods report under a load curve (`podsUsage`);
+//! the settings' defaults and the metrics client's reading of the metrics APIs' answers,
+//! for hosts that make the calls.
 //! Conversion and error mapping only.
 
 use replicore::hpa::{client, HpaAnswer, HpaSync, HpaSyncInput, HpaSyncState, MetricQuery};
@@ -12,7 +13,7 @@ use crate::convert::{any, error, json_bytes, object, to_js, to_json_text, JsResu
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &str = r#"
-import type { HpaAnswer, HpaConfig, HpaForecast, HpaForecastInput, HpaStep, HpaSyncInput, HpaSyncState, MetricQuery, MetricResponse } from "../generated/index.js";
+import type { HpaAnswer, HpaConfig, HpaForecast, HpaForecastInput, HpaStep, HpaSyncInput, HpaSyncState, MetricQuery, MetricResponse, PodsUsage, PodsUsageInput } from "../generated/index.js";
 "#;
 
 fn start(input: &JsValue) -> Result<HpaSync, JsValue> {
@@ -117,6 +118,17 @@ pub fn hpa_forecast(
     let bytes = json_bytes(&input, "")?;
     let forecast = replicore::hpa::forecast::forecast_json(&bytes).map_err(|e| error(&e))?;
     to_js(&forecast)
+}
+
+/// `podsUsage(inputJson)`: what each pod reports at one moment of a load curve
+/// (`replicore::hpa::load::pods_usage`), the dev-server's pod metrics.
+#[wasm_bindgen(js_name = podsUsage, unchecked_return_type = "PodsUsage")]
+pub fn pods_usage(
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<PodsUsageInput>")] input: JsValue,
+) -> JsResult {
+    let bytes = json_bytes(&input, "")?;
+    let usage = replicore::hpa::load::pods_usage_json(&bytes).map_err(|e| error(&e))?;
+    to_js(&usage)
 }
 
 /// `hpaDefaultConfig()`: the HPA controller's settings when a host sets none

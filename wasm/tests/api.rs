@@ -2024,3 +2024,40 @@ fn explain_hpa_is_the_engines_explanation() {
         "now",
     );
 }
+
+#[wasm_bindgen_test]
+fn pods_usage_is_the_engines_load_model() {
+    let ready = json!({"type": "Ready", "status": "True"});
+    let pod = |name: &str, phase: &str, conditions: Value| {
+        json!({"metadata": {"name": name},
+               "spec": {"containers": [{"name": "app", "resources": {"requests": {"cpu": "200m", "memory": "64Mi"}}}]},
+               "status": {"phase": phase, "conditions": conditions}})
+    };
+    let input = json!({"load": {"kind": "step", "from": 100, "to": 600, "atSeconds": 30},
+        "atSeconds": 30,
+        "pods": [pod("a", "Running", json!([ready])), pod("b", "Running", json!([])),
+                 pod("c", "Pending", json!([])), pod("d", "Running", json!([ready]))]});
+    let got = ok(rc::hpa::pods_usage(t(&input)));
+    let native =
+        replicore::hpa::load::pods_usage_json(input.to_string().as_bytes()).expect("computes");
+    assert_eq!(got, serde_json::to_value(&native).expect("serializes"));
+    assert_eq!(got["demand"], 600.0, "{got}");
+    assert_eq!(got["pods"][0]["containers"][0]["usage"]["cpu"], "300m");
+    assert_eq!(
+        got["pods"][1]["cpuMillis"], 200,
+        "a starting pod uses its request"
+    );
+    assert_eq!(
+        got["pods"][2]["cpuMillis"],
+        Value::Null,
+        "a pending pod has no sample"
+    );
+    assert_error(
+        rc::hpa::pods_usage(t(
+            &json!({"load": {"kind": "step", "from": -1, "to": 1, "atSeconds": 0},
+                                       "atSeconds": 0, "pods": []}),
+        )),
+        "INVALID_CONFIG",
+        "load.from",
+    );
+}

@@ -11,7 +11,9 @@
 //! behavior paths: H-104..H-118), [`status`] (conditions and the status write:
 //! H-123..H-130), [`events`] (H-131..H-133), and the driver [`machine`] (one
 //! `reconcileAutoscaler` as a step machine: H-31..H-61, H-134). [`forecast`](mod@forecast) plays the
-//! machine forward over a load curve on a seeded pod model (no rule of its own).
+//! machine forward over a load curve on a seeded pod model (no rule of its own); [`load`]
+//! is that model's demand (the curves and what each pod reports), shared with the
+//! simulator and the dev-server's kubelet.
 //!
 //! ```
 //! use replicore::hpa::{run_sync, HpaAnswer, HpaCall, HpaSyncInput, GroupResource};
@@ -46,6 +48,7 @@ pub mod client;
 pub mod events;
 pub mod explain;
 pub mod forecast;
+pub mod load;
 pub mod machine;
 pub mod memory;
 pub mod metrics;

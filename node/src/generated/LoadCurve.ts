@@ -2,6 +2,6 @@
 import type { LoadPoint } from "./LoadPoint.js";
 
 /**
- * The load over time, in pods at target (see the module's documentation).
+ * The load over time, in the host's unit (the forecast's: pods at target).
  */
 export type LoadCurve = { "kind": "step", from: number, to: number, atSeconds: number, } | { "kind": "spike", base: number, peak: number, atSeconds: number, durationSeconds: number, } | { "kind": "ramp", from: number, to: number, startSeconds: number, endSeconds: number, } | { "kind": "dailyCycle", min: number, max: number, periodSeconds?: number, } | { "kind": "flapping", low: number, high: number, periodSeconds: number, } | { "kind": "points", points: Array<LoadPoint>, };

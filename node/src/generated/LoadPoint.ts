@@ -5,6 +5,6 @@
  */
 export type LoadPoint = { atSeconds: number, 
 /**
- * Pods at target.
+ * The load, in the curve's unit.
  */
 load: number, };

@@ -1,12 +1,13 @@
 // `replicore dev-server`: runs the fake API server until SIGINT/SIGTERM.
 
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { parseCommandArgs, stringValue } from "../cli/args.js";
 import { emit, usageError } from "../cli/io.js";
 import { parseDenySpec, parseTokenSpec, type TokenTable } from "./auth.js";
 import { parseFailSpec, type FaultRule } from "./faults.js";
 import { DEFAULT_KUBELET, type KubeletOptions } from "./kubelet.js";
-import { DevServer } from "./server.js";
+import { parseLoadSpec, type LoadSettings } from "./metrics.js";
+import { DevServer, type DevServerOptions } from "./server.js";
 
 export const DEV_SERVER_USAGE = `usage: replicore dev-server [--port P] [--kubelet] [options]
 
@@ -21,6 +22,16 @@ options:
   --run-delay MS            with --kubelet: then before it runs (default 0)
   --ready-delay MS          with --kubelet: then before it is ready (default 0)
   --nodes N                 with --kubelet: fake nodes to schedule to (default 3)
+  --load NS/SELECTOR=CURVE  with --kubelet: the CPU demand, in millicores, of the pods
+                            SELECTOR matches in namespace NS, as the engine's load curve
+                            (JSON, seconds from the server's start) or a constant, e.g.
+                            default/app=web={"kind":"step","from":200,"to":1500,"atSeconds":60}
+                            or default/app=web=800; served as metrics.k8s.io pod and
+                            node metrics (kubectl top), changed live through
+                            /_replicore/load (repeatable; a pod takes the first match)
+  --load-file FILE          with --kubelet: the load settings as JSON, the body of
+                            PUT /_replicore/load ({"loads":[…],"noise":…})
+  --load-noise F            with --kubelet: spread each Ready pod's sample by ± F (default 0)
   --watch-window N          watch events kept per resource; older versions get 410 Gone
                             (default 10000)
 faults (also at runtime through /_replicore/faults, see docs/dev-server.md):
@@ -60,6 +71,9 @@ export async function devServerCommand(args: string[]): Promise<number> {
     "run-delay": { type: "string" },
     "ready-delay": { type: "string" },
     nodes: { type: "string" },
+    load: { type: "string", multiple: true },
+    "load-file": { type: "string" },
+    "load-noise": { type: "string" },
     "watch-window": { type: "string" },
     latency: { type: "string" },
     "pod-quota": { type: "string" },
@@ -82,6 +96,7 @@ export async function devServerCommand(args: string[]): Promise<number> {
         nodes: Math.max(1, num(p, "nodes", DEFAULT_KUBELET.nodes)),
       }
     : null;
+  const load = loadSettings(p, kubelet !== null);
   const rules: FaultRule[] = [];
   const fails = (p.values["fail"] as string[] | undefined) ?? [];
   for (const spec of fails) {
@@ -106,14 +121,22 @@ export async function devServerCommand(args: string[]): Promise<number> {
   } catch (e) {
     throw usageError((e as Error).message, "dev-server");
   }
-  const server = new DevServer({
+  const options: DevServerOptions = {
     ...(tokens ? { tokens } : {}),
     port: num(p, "port", 8001),
     host: stringValue(p, "host") ?? "127.0.0.1",
     watchWindow: Math.max(1, num(p, "watch-window", 10000)),
     kubelet,
+    ...(load ? { load } : {}),
     logRequests: p.values["log-requests"] === true,
-  });
+  };
+  let server: DevServer;
+  try {
+    server = new DevServer(options);
+  } catch (e) {
+    // A load the model refuses (a curve's numbers, a selector).
+    throw usageError((e as Error).message, "dev-server");
+  }
   const quota = stringValue(p, "pod-quota");
   server.faults.set({ rules, latencyMs: num(p, "latency", 0), ...(quota !== undefined ? { podQuota: { limit: num(p, "pod-quota", 0) } } : {}) });
   const url = await server.listen();
@@ -130,6 +153,28 @@ export async function devServerCommand(args: string[]): Promise<number> {
   if (dropper) clearInterval(dropper);
   await server.close();
   return 0;
+}
+
+/** The load model of `--load`, `--load-file` and `--load-noise` (undefined without any). */
+function loadSettings(p: ReturnType<typeof parseCommandArgs>, kubelet: boolean): LoadSettings | undefined {
+  const specs = (p.values["load"] as string[] | undefined) ?? [];
+  const file = stringValue(p, "load-file");
+  const noise = stringValue(p, "load-noise");
+  if (specs.length === 0 && file === undefined && noise === undefined) return undefined;
+  if (!kubelet) throw usageError("--load, --load-file and --load-noise need --kubelet (its metrics report the load)", "dev-server");
+  let settings: LoadSettings = {};
+  try {
+    if (file !== undefined) settings = JSON.parse(readFileSync(file, "utf8")) as LoadSettings;
+    if (specs.length > 0) settings = { ...settings, loads: [...(settings.loads ?? []), ...specs.map(parseLoadSpec)] };
+  } catch (e) {
+    throw usageError(`${file !== undefined ? `--load-file ${file}: ` : ""}${(e as Error).message}`, "dev-server");
+  }
+  if (noise !== undefined) {
+    const n = Number(noise);
+    if (!Number.isFinite(n) || n < 0) throw usageError(`--load-noise: expected a number >= 0, got '${noise}'`, "dev-server");
+    settings.noise = n;
+  }
+  return settings;
 }
 
 /** A kubeconfig whose current context talks to the dev server (with `token`, if given). */

@@ -1,6 +1,7 @@
 // `--kubelet`: a fake scheduler and kubelet. Every pod created without a node is, after
 // the configured delays (each counted from the previous step): scheduled to one of the
 // fake nodes (spec.nodeName, PodScheduled), Running with started containers, then Ready.
+// The nodes are stored as Node objects; their metrics and the pods' are metrics.ts.
 
 import { isObject, type JsonObject, type Json } from "./patch.js";
 import { meta, type Store, type WatchEventRecord } from "./store.js";
@@ -21,6 +22,24 @@ function now(): string {
 
 type Step = "schedule" | "run" | "ready";
 
+/** Each fake node's capacity (and allocatable): 4 CPUs, 16Gi of memory, 110 pods. */
+const NODE_CAPACITY = { cpu: "4", memory: "16Gi", pods: "110" };
+
+function nodeObject(name: string, uid: string): JsonObject {
+  return {
+    apiVersion: "v1",
+    kind: "Node",
+    metadata: { name, uid, creationTimestamp: now(), labels: { "kubernetes.io/hostname": name, "kubernetes.io/os": "linux" } },
+    spec: {},
+    status: {
+      capacity: NODE_CAPACITY,
+      allocatable: NODE_CAPACITY,
+      conditions: [{ type: "Ready", status: "True", reason: "KubeletReady", message: "kubelet is posting ready status", lastHeartbeatTime: now(), lastTransitionTime: now() }],
+      nodeInfo: { kubeletVersion: "v1.36.2-replicore-dev", operatingSystem: "linux", architecture: "amd64" },
+    },
+  };
+}
+
 export class Kubelet {
   private readonly timers = new Set<NodeJS.Timeout>();
   private next = 0;
@@ -31,6 +50,9 @@ export class Kubelet {
     private readonly options: KubeletOptions,
     private readonly write: (pod: JsonObject) => void,
   ) {
+    // The nodes it runs pods on, registered as a kubelet registers its Node (for `kubectl
+    // get nodes` and `kubectl top nodes`; the metrics API is metrics.ts).
+    for (let i = 1; i <= options.nodes; i++) store.put("/nodes", nodeObject(`node-${i}`, store.newUid()), "ADDED");
     store.watchers.add({
       resource: "/pods",
       send: (e: WatchEventRecord) => this.observe(e),

@@ -121,12 +121,30 @@ const MESSAGES: Record<string, Record<number, Field>> = {
   EnvVar: { 1: ["name", "string"], 2: ["value", "string"] },
   ResourceRequirements: { 1: ["limits", "map:quantity"], 2: ["requests", "map:quantity"] },
   VolumeMount: { 1: ["name", "string"], 2: ["readOnly", "bool"], 3: ["mountPath", "string"], 4: ["subPath", "string"], 5: ["mountPropagation", "string"], 6: ["subPathExpr", "string"] },
+  // autoscaling/v1: kubectl 1.20's `kubectl autoscale` POSTs a protobuf HPA.
+  HorizontalPodAutoscaler: { 1: ["metadata", "ObjectMeta"], 2: ["spec", "HorizontalPodAutoscalerSpec"], 3: ["status", "HorizontalPodAutoscalerStatus"] },
+  HorizontalPodAutoscalerSpec: { 1: ["scaleTargetRef", "CrossVersionObjectReference"], 2: ["minReplicas", "int", "p"], 3: ["maxReplicas", "int"], 4: ["targetCPUUtilizationPercentage", "int", "p"] },
+  CrossVersionObjectReference: { 1: ["kind", "string"], 2: ["name", "string"], 3: ["apiVersion", "string"] },
+  HorizontalPodAutoscalerStatus: {
+    1: ["observedGeneration", "int", "p"],
+    2: ["lastScaleTime", "time"],
+    3: ["currentReplicas", "int"],
+    4: ["desiredReplicas", "int"],
+    5: ["currentCPUUtilizationPercentage", "int", "p"],
+  },
+  Scale: { 1: ["metadata", "ObjectMeta"], 2: ["spec", "ScaleSpec"], 3: ["status", "ScaleStatus"] },
+  ScaleSpec: { 1: ["replicas", "int"] },
+  ScaleStatus: { 1: ["replicas", "int"], 2: ["selector", "string"] },
   /** A message decoded only when empty (e.g. a PodSecurityContext with no fields set). */
   Empty: {},
 };
 
 /** Which message decodes the raw bytes of an envelope, by its TypeMeta. */
-const KINDS: Record<string, string> = { "apps/v1 Deployment": "Deployment" };
+const KINDS: Record<string, string> = {
+  "apps/v1 Deployment": "Deployment",
+  "autoscaling/v1 HorizontalPodAutoscaler": "HorizontalPodAutoscaler",
+  "autoscaling/v1 Scale": "Scale",
+};
 
 class Reader {
   pos = 0;

@@ -2,6 +2,8 @@
 // client-node read (/api, /apis, /api/v1, /apis/<group>/<version>).
 
 import { defaultDeployment, defaultReplicaDeployment, validateDeployment, type FieldError } from "./deployments.js";
+import { defaultHpa, hpaFromV1, hpaToV1, validateHpa } from "./hpa.js";
+import { metricsDiscovery, metricsGroup } from "./metrics.js";
 import type { JsonObject } from "./patch.js";
 
 export interface ResourceType {
@@ -33,12 +35,31 @@ export interface ResourceType {
    * answer 422 Invalid.
    */
   admission?: { defaults(o: JsonObject): void; validate(o: JsonObject, old?: JsonObject): FieldError[] };
+  /**
+   * A version served but not stored: objects are stored in `storedVersion` (the kind's
+   * other entry), converted on the way in (`toStored`) and out (`fromStored`).
+   */
+  conversion?: { storedVersion: string; toStored(o: JsonObject): JsonObject; fromStored(o: JsonObject): JsonObject };
 }
+
+const HPA = {
+  group: "autoscaling",
+  plural: "horizontalpodautoscalers",
+  singular: "horizontalpodautoscaler",
+  kind: "HorizontalPodAutoscaler",
+  namespaced: true,
+  shortNames: ["hpa"],
+  status: true,
+  generation: true,
+  admission: { defaults: defaultHpa, validate: validateHpa },
+};
 
 export const RESOURCES: ResourceType[] = [
   { group: "", version: "v1", plural: "pods", singular: "pod", kind: "Pod", namespaced: true, shortNames: ["po"], status: true, categories: ["all"] },
   { group: "", version: "v1", plural: "events", singular: "event", kind: "Event", namespaced: true, shortNames: ["ev"] },
   { group: "", version: "v1", plural: "namespaces", singular: "namespace", kind: "Namespace", namespaced: false, shortNames: ["ns"] },
+  // The kubelet's fake nodes (kubelet.ts), for `kubectl get nodes` and `kubectl top nodes`.
+  { group: "", version: "v1", plural: "nodes", singular: "node", kind: "Node", namespaced: false, shortNames: ["no"], status: true },
   {
     group: "apps",
     version: "v1",
@@ -68,19 +89,10 @@ export const RESOURCES: ResourceType[] = [
     categories: ["all"],
     admission: { defaults: defaultDeployment, validate: validateDeployment },
   },
-  // Stored and served only (no controller): `replicore explain hpa/NAME` reads them.
-  {
-    group: "autoscaling",
-    version: "v2",
-    plural: "horizontalpodautoscalers",
-    singular: "horizontalpodautoscaler",
-    kind: "HorizontalPodAutoscaler",
-    namespaced: true,
-    shortNames: ["hpa"],
-    status: true,
-    generation: true,
-    categories: ["all"],
-  },
+  // Stored and served (the controller is the operator's): v2 is the stored version and
+  // the preferred one; v1 (kubectl 1.20's `kubectl autoscale`) is converted (hpa.ts).
+  { ...HPA, version: "v2", categories: ["all"] },
+  { ...HPA, version: "v1", conversion: { storedVersion: "v2", toStored: hpaFromV1, fromStored: hpaToV1 } },
   { group: "coordination.k8s.io", version: "v1", plural: "leases", singular: "lease", kind: "Lease", namespaced: true },
   { group: "events.k8s.io", version: "v1", plural: "events", singular: "event", kind: "Event", namespaced: true, shortNames: ["ev"] },
   {
@@ -122,6 +134,21 @@ export function findResource(group: string, version: string, plural: string): Re
   return RESOURCES.find((r) => r.group === group && r.version === version && r.plural === plural);
 }
 
+/** The API version a resource's objects are stored in. */
+export function storedApiVersionOf(r: ResourceType): string {
+  return r.conversion ? `${r.group}/${r.conversion.storedVersion}` : apiVersionOf(r);
+}
+
+/** A stored object as the request's version shows it. */
+export function served(r: ResourceType, o: JsonObject): JsonObject {
+  return r.conversion ? r.conversion.fromStored(o) : o;
+}
+
+/** A written object in its stored version. */
+export function toStored(r: ResourceType, o: JsonObject): JsonObject {
+  return r.conversion ? r.conversion.toStored(o) : o;
+}
+
 /** Where a resource's objects live in the store (events of both groups are separate). */
 export function storeKey(r: ResourceType): string {
   return `${r.group}/${r.plural}`;
@@ -157,8 +184,11 @@ function resourceList(group: string, version: string): object {
   return { kind: "APIResourceList", apiVersion: "v1", groupVersion: group === "" ? version : `${group}/${version}`, resources };
 }
 
-/** The discovery document at `path`, or undefined when `path` is not a discovery path. */
-export function discovery(path: string, serverAddress: string): object | undefined {
+/**
+ * The discovery document at `path`, or undefined when `path` is not a discovery path;
+ * with `metrics`, the metrics API's group too (metrics.ts).
+ */
+export function discovery(path: string, serverAddress: string, metrics = false): object | undefined {
   if (path === "/version") {
     return {
       major: "1",
@@ -181,7 +211,11 @@ export function discovery(path: string, serverAddress: string): object | undefin
     const versions = [...new Set(RESOURCES.filter((r) => r.group === g).map((r) => r.version))].map((v) => ({ groupVersion: `${g}/${v}`, version: v }));
     return { kind: "APIGroup", apiVersion: "v1", name: g, versions, preferredVersion: versions[0] };
   };
-  if (path === "/apis") return { kind: "APIGroupList", apiVersion: "v1", groups: groups.map(groupDoc) };
+  if (path === "/apis") return { kind: "APIGroupList", apiVersion: "v1", groups: [...groups.map(groupDoc), ...(metrics ? [metricsGroup()] : [])] };
+  if (metrics) {
+    const doc = metricsDiscovery(path);
+    if (doc) return doc;
+  }
   const m = /^\/apis\/([^/]+)(?:\/([^/]+))?$/.exec(path);
   if (m && groups.includes(m[1] as string)) {
     const g = m[1] as string;

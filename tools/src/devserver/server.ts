@@ -14,6 +14,7 @@ import { sameJson } from "./deployments.js";
 import { HttpError, statusBody } from "./errors.js";
 import { FaultState, reasonFor, type FaultRule, type RequestInfo } from "./faults.js";
 import { Kubelet, type KubeletOptions } from "./kubelet.js";
+import { LoadModel, METRICS_GROUP, METRICS_VERSION, type LoadSettings, type LoadSpec } from "./metrics.js";
 import { decodeKubernetesProtobuf, UnsupportedProtobuf } from "./protobuf.js";
 import {
   isObject,
@@ -27,7 +28,7 @@ import {
   type Json,
   type JsonObject,
 } from "./patch.js";
-import { apiVersionOf, discovery, findResource, RESOURCES, storeKey, type ResourceType } from "./resources.js";
+import { apiVersionOf, discovery, findResource, RESOURCES, served, storedApiVersionOf, storeKey, toStored, type ResourceType } from "./resources.js";
 import { meta, Store, type WatchEventRecord, type Watcher } from "./store.js";
 import { selectorString, table, wantsTable } from "./tables.js";
 
@@ -37,6 +38,8 @@ export interface DevServerOptions {
   /** Watch events kept per resource for resuming (older versions get 410 Gone). */
   watchWindow?: number;
   kubelet?: KubeletOptions | null;
+  /** With the kubelet: the load model its metrics API (metrics.k8s.io) reports (metrics.ts). */
+  load?: LoadSettings;
   /** Print one JSON line per request on stderr. */
   logRequests?: boolean;
   /** Told of every request as it arrives (its method, URL and User-Agent), e.g. to measure a client's rate. */
@@ -85,12 +88,15 @@ export class DevServer {
   readonly inFlight = new Map<IncomingMessage, string>();
   private readonly server: Server;
   private readonly kubelet: Kubelet | undefined;
+  /** The kubelet's load model and metrics API (with the kubelet only). */
+  readonly load: LoadModel | undefined;
   private readonly openWatches = new Set<{ res: ServerResponse; watcher: Watcher }>();
   private address = "127.0.0.1:0";
 
   constructor(private readonly options: DevServerOptions = {}) {
     this.store = new Store(options.watchWindow ?? 10000);
     this.kubelet = options.kubelet ? new Kubelet(this.store, options.kubelet, (p) => this.putPod(p)) : undefined;
+    this.load = options.kubelet ? new LoadModel(this.store, options.load) : undefined;
     this.server = createServer((req, res) => {
       const id = `${req.method} ${req.url}`;
       this.inFlight.set(req, id);
@@ -199,8 +205,9 @@ export class DevServer {
       res.end(doc);
       return;
     }
-    const doc = method === "GET" ? discovery(path, this.address) : undefined;
+    const doc = method === "GET" ? discovery(path, this.address, this.load !== undefined) : undefined;
     if (doc) return this.send(res, 200, doc);
+    if (this.load && path.startsWith(`/apis/${METRICS_GROUP}/${METRICS_VERSION}/`)) return this.metrics(req, res, url, path);
 
     const route = this.route(path);
     if (!route) throw new HttpError(404, `the server could not find the requested resource (${method} ${path})`);
@@ -261,18 +268,39 @@ export class DevServer {
       case "get":
         return this.send(res, 200, this.getView(route, req));
       case "create":
-        return this.send(res, 201, this.create(route, body));
+        return this.send(res, 201, served(route.type, this.create(route, body)));
       case "update":
         return this.send(res, 200, this.update(route, body));
       case "patch":
         return this.send(res, 200, this.patch(route, body, (req.headers["content-type"] ?? "").split(";")[0]?.trim() ?? ""));
       case "delete":
-        return this.send(res, 200, this.delete(route, body));
+        return this.send(res, 200, served(route.type, this.delete(route, body)));
       case "deletecollection":
         return this.send(res, 200, this.deleteCollection(route, url));
       default:
         throw new HttpError(405, `method ${method} is not allowed`, "MethodNotAllowed");
     }
+  }
+
+  /**
+   * The metrics API (metrics.ts), as metrics-server serves it: list and get of PodMetrics
+   * and NodeMetrics. Authorized, delayed and failed (fault rules on resource
+   * `pods.metrics.k8s.io` or `nodes.metrics.k8s.io`) as the other requests are.
+   */
+  private async metrics(req: IncomingMessage, res: ServerResponse, url: URL, path: string): Promise<void> {
+    const method = req.method ?? "GET";
+    const r = LoadModel.parse(path.slice(`/apis/${METRICS_GROUP}/${METRICS_VERSION}/`.length).split("/"));
+    if (!r) throw new HttpError(404, `the server could not find the requested resource (${method} ${path})`);
+    if (method !== "GET") throw new HttpError(405, `method ${method} is not allowed on the metrics API`, "MethodNotAllowed");
+    const info: RequestInfo = { verb: r.name === undefined ? "list" : "get", resource: `${r.resource}.${METRICS_GROUP}` };
+    if (r.namespace !== undefined) info.namespace = r.namespace;
+    if (r.name !== undefined) info.name = r.name;
+    this.count(`${info.verb} ${info.resource}`);
+    this.authorize(req, { ...info, resource: r.resource, group: METRICS_GROUP });
+    if (this.faults.latencyMs > 0) await new Promise((done) => setTimeout(done, this.faults.latencyMs));
+    const rule = this.faults.match(info);
+    if (rule) throw ruleError(rule, info);
+    this.send(res, 200, (this.load as LoadModel).answer(r, url.searchParams.get("labelSelector") ?? ""));
   }
 
   /** 401 for an unknown token; with the request's attributes, 403 when its user is denied them. */
@@ -334,7 +362,7 @@ export class DevServer {
     const o = this.stored(route);
     if (route.subresource === "scale") return scaleOf(o);
     if (wantsTable(req)) return table(route.type, [o], String(this.store.currentRv()));
-    return o;
+    return served(route.type, o);
   }
 
   // -- list and watch -------------------------------------------------------------------
@@ -364,7 +392,7 @@ export class DevServer {
     }
     items.sort((a, b) => String(meta(a)["namespace"] ?? "").localeCompare(String(meta(b)["namespace"] ?? "")) || String(meta(a)["name"]).localeCompare(String(meta(b)["name"])));
     if (wantsTable(req)) return this.send(res, 200, table(route.type, items, rv));
-    this.send(res, 200, { kind: `${route.type.kind}List`, apiVersion: apiVersionOf(route.type), metadata: { resourceVersion: rv }, items });
+    this.send(res, 200, { kind: `${route.type.kind}List`, apiVersion: apiVersionOf(route.type), metadata: { resourceVersion: rv }, items: items.map((o) => served(route.type, o)) });
   }
 
   private watch(res: ServerResponse, route: Route, url: URL, asTable = false): void {
@@ -377,7 +405,8 @@ export class DevServer {
     res.flushHeaders();
     const write = (type: string, object: object): void => {
       // `kubectl get -w` asks for Tables: each event's object is a one-row Table.
-      const o = asTable && type !== "ERROR" ? table(route.type, [object as JsonObject], String(meta(object as JsonObject)["resourceVersion"] ?? "")) : object;
+      const o =
+        type === "ERROR" ? object : asTable ? table(route.type, [object as JsonObject], String(meta(object as JsonObject)["resourceVersion"] ?? "")) : served(route.type, object as JsonObject);
       res.write(`${JSON.stringify({ type, object: o })}\n`);
     };
     const deliver = (e: WatchEventRecord): void => {
@@ -450,7 +479,7 @@ export class DevServer {
     }
     if (!isObject(body)) throw new HttpError(400, "the request body must be a JSON object");
     this.checkKind(route, body);
-    const o = structuredClone(body);
+    const o = toStored(route.type, structuredClone(body));
     const m = meta(o);
     if (route.namespace !== undefined && m["namespace"] !== undefined && m["namespace"] !== route.namespace) {
       throw new HttpError(400, `the namespace of the provided object (${String(m["namespace"])}) does not match the namespace sent on the request (${route.namespace})`);
@@ -479,7 +508,7 @@ export class DevServer {
     if (route.type.generation) m["generation"] = 1;
     o["metadata"] = m;
     o["kind"] = route.type.kind;
-    o["apiVersion"] = apiVersionOf(route.type);
+    o["apiVersion"] = storedApiVersionOf(route.type);
     if (route.type.kind === "Pod") {
       const q = this.faults.podQuota;
       if (q && (q.namespace === undefined || q.namespace === route.namespace)) {
@@ -565,8 +594,8 @@ export class DevServer {
     this.checkKind(route, body);
     const current = this.stored(route);
     if (route.subresource === "scale") return this.setScale(route, current, body);
-    const next = structuredClone(body);
-    return this.commit(route, current, next, meta(body)["resourceVersion"], meta(body)["uid"]);
+    const next = toStored(route.type, structuredClone(body));
+    return served(route.type, this.commit(route, current, next, meta(body)["resourceVersion"], meta(body)["uid"]));
   }
 
   private setScale(route: Route, current: JsonObject, scale: JsonObject): object {
@@ -581,7 +610,7 @@ export class DevServer {
   private patch(route: Route, body: Json, contentType: string): object {
     if (route.name === undefined) throw new HttpError(405, "patch needs a name", "MethodNotAllowed");
     const current = this.stored(route);
-    const base: JsonObject = route.subresource === "scale" ? (scaleOf(current) as JsonObject) : current;
+    const base: JsonObject = route.subresource === "scale" ? (scaleOf(current) as JsonObject) : served(route.type, current);
     let next: Json;
     try {
       switch (contentType) {
@@ -609,10 +638,10 @@ export class DevServer {
     if (route.subresource === "scale") return this.setScale(route, current, { ...next, metadata: { ...meta(next), resourceVersion: patchMeta["resourceVersion"] ?? null } });
     // The patch's own metadata.uid / resourceVersion are preconditions.
     const uid = meta(next)["uid"];
-    return this.commit(route, current, next, patchMeta["resourceVersion"], uid);
+    return served(route.type, this.commit(route, current, toStored(route.type, next), patchMeta["resourceVersion"], uid));
   }
 
-  private delete(route: Route, body: Json): object {
+  private delete(route: Route, body: Json): JsonObject {
     if (route.subresource !== undefined) throw new HttpError(405, "delete is not allowed on a subresource", "MethodNotAllowed");
     const current = this.stored(route);
     const opts = isObject(body) ? body : {};
@@ -649,7 +678,7 @@ export class DevServer {
     const keep = this.filter(url);
     const items = this.store.list(storeKey(route.type), route.namespace).filter(keep);
     for (const o of items) this.remove(route.type, o, false);
-    return { kind: `${route.type.kind}List`, apiVersion: apiVersionOf(route.type), metadata: { resourceVersion: String(this.store.currentRv()) }, items };
+    return { kind: `${route.type.kind}List`, apiVersion: apiVersionOf(route.type), metadata: { resourceVersion: String(this.store.currentRv()) }, items: items.map((o) => served(route.type, o)) };
   }
 
   // -- control endpoints ----------------------------------------------------------------
@@ -685,6 +714,20 @@ export class DevServer {
       return this.send(res, 200, { resourceVersion: String(this.store.currentRv()) });
     }
     if (path === "/_replicore/stats" && method === "GET") return this.send(res, 200, this.stats);
+    if (path === "/_replicore/load") {
+      const load = this.load;
+      if (!load) throw new HttpError(404, "the load model needs the kubelet (replicore dev-server --kubelet)");
+      try {
+        if (method === "PUT") load.set((body ?? {}) as LoadSettings);
+        else if (method === "POST") load.add(body as unknown as LoadSpec);
+        else if (method === "DELETE") load.clear();
+        else if (method !== "GET") throw new HttpError(405, `method ${method} is not allowed on /_replicore/load`, "MethodNotAllowed");
+      } catch (e) {
+        if (e instanceof HttpError) throw e;
+        bad(e);
+      }
+      return this.send(res, 200, load.view());
+    }
     const m = /^\/_replicore\/raw\/(core|[a-z0-9.-]+)\/([a-z]+)$/.exec(path);
     if (m && method === "POST") {
       // Stores an object as given, without validation or defaulting (e.g. a malformed pod).

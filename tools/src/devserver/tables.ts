@@ -1,8 +1,9 @@
 // kubectl's server-side printing: a list, get or watch asked for as a Table gets the
-// kind's printer columns (upstream's printers: Deployments, pods, the scalable kinds,
-// and name and age for the rest), each row with the object's metadata.
+// kind's printer columns (upstream's printers: Deployments, pods, HPAs, the scalable
+// kinds, and name and age for the rest), each row with the object's metadata.
 
 import type { IncomingMessage } from "node:http";
+import { hpaCells } from "./hpa.js";
 import { isObject, type Json, type JsonObject } from "./patch.js";
 import type { ResourceType } from "./resources.js";
 import { meta } from "./store.js";
@@ -40,6 +41,10 @@ export function table(type: ResourceType, items: JsonObject[], rv: string): obje
       const restarts = cs.reduce((n, c) => n + (typeof c["restartCount"] === "number" ? c["restartCount"] : 0), 0);
       return [meta(o)["name"] ?? "", `${ready}/${total}`, st["phase"] ?? "Unknown", restarts, age(meta(o)["creationTimestamp"]), spec["nodeName"] ?? "<none>"];
     };
+  } else if (type.kind === "HorizontalPodAutoscaler") {
+    // printHorizontalPodAutoscaler; the object is the stored (v2) one in every version.
+    columns = [col("Name"), col("Reference"), col("Targets"), col("MinPods"), col("MaxPods"), col("Replicas"), col("Age")];
+    cells = (o) => [meta(o)["name"] ?? "", ...hpaCells(o), age(meta(o)["creationTimestamp"])];
   } else if (type.scale) {
     columns = [col("Name"), col("Desired", "integer"), col("Current", "integer"), col("Ready", "integer"), col("Age")];
     cells = (o) => {
