@@ -4,9 +4,11 @@
 // down only after the stabilization window; with the metrics API down or partial, the
 // scale subresource failing, status conflicts, it holds and then converges; a leader
 // SIGKILLed mid-scale is replaced by one that keeps the policy's period
-// (--hpa-memory annotation); the flags and their engine defaults.
+// (--hpa-memory annotation); the flags and their engine defaults; the same faults through
+// the dev server's own metrics API (its load model, fault rules and pods without metrics).
 //
-// The pod metrics (metrics.k8s.io/v1beta1 PodMetricsList) come from a stub in this file: a
+// In the first four tests the pod metrics (metrics.k8s.io/v1beta1 PodMetricsList) come
+// from a stub in this file, for values exact to the millicore: a
 // small HTTP proxy in front of the dev server that answers the metrics API from a load
 // the test sets (CPU shared evenly by the selected running pods) and can fail it (503) or
 // leave pods out, and forwards every other request (watches included) to the dev server.
@@ -338,4 +340,65 @@ test("flags: the HPA settings default to the engine's; bad values are usage erro
   const events = await hpaEvents(api, "solo", "web");
   assert.equal(events[0].reason, "SuccessfulRescale");
   assert.equal(events[0].message, "New size: 3; reason: Current number of replicas below Spec.MinReplicas");
+});
+
+test("against the dev server's own metrics API (its load model): its 503 fault holds the scale; pods left without metrics hold a scale-down; then up to max and down to min", async () => {
+  const dev = await devServer({ kubelet: KUBELET });
+  servers.push(dev);
+  const { api, server } = dev;
+  const load = async ({ millis, withoutMetrics }) => {
+    const body = {
+      ...(millis !== undefined ? { loads: [{ namespace: "own", selector: "app=web", curve: { kind: "step", from: millis, to: millis, atSeconds: 0 } }] } : {}),
+      ...(withoutMetrics !== undefined ? { withoutMetrics } : {}),
+    };
+    const r = await api.call("PUT", "/_replicore/load", body);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+  };
+  const op = operator(dev.url, [
+    "--no-leader-elect",
+    "--horizontal-pod-autoscaler-sync-period",
+    "1s",
+    "--horizontal-pod-autoscaler-downscale-stabilization",
+    "3s",
+    // The dev server's samples cover 15 s: used as soon as a pod is Ready.
+    "--horizontal-pod-autoscaler-cpu-initialization-period",
+    "0s",
+  ]);
+  ops.push(op);
+  await op.waitLog("operator running");
+  await api.post(deployPath("own"), deployment("web", 2));
+  await waitFor(async () => (await readyPods(api, "own")).length === 2, "2 ready pods");
+  const s = sampler(api, "own", "web");
+  const syncs = () => op.find("hpa synced", { key: "own/web" }).length;
+  await load({ millis: 100 });
+  await api.post(hpaPath("own"), hpa("web", "web", 2, 4));
+  // 50m a pod: at target.
+  await waitFor(async () => (await api.get(hpaPath("own", "web"))).status?.currentMetrics?.[0]?.resource?.current?.averageUtilization === 50, "50 % in the status");
+
+  // The metrics API answers 503 (the dev server's fault rule) under a load that would scale up.
+  server.faults.set({ rules: [{ verb: "list", resource: "pods.metrics.k8s.io", status: 503 }] });
+  await load({ millis: 600 });
+  await waitFor(async () => condition(await api.get(hpaPath("own", "web")), "ScalingActive")?.reason === "FailedGetResourceMetric", "ScalingActive FailedGetResourceMetric");
+  const before = syncs();
+  await waitFor(() => syncs() >= before + 3, "three more syncs");
+  assert.equal((await api.get(deployPath("own", "web"))).spec.replicas, 2);
+  server.faults.clear();
+  await waitFor(async () => (await readyPods(api, "own")).length === 4 && (await api.get(hpaPath("own", "web"))).status?.currentReplicas === 4, "up to max 4", 60000);
+
+  // Two pods left without a sample, the load down to 40m (20 % on the two measured): on a
+  // scale-down the engine takes the missing ones at 100 % of their request (60 % on
+  // average, above target: the direction flips), so the HPA holds at 4.
+  const [a, b] = (await pods(api, "own", "app=web")).map((p) => p.metadata.name);
+  for (const name of [a, b]) await api.patch(`/api/v1/namespaces/own/pods/${name}`, { metadata: { labels: { metrics: "none" } } });
+  await load({ millis: 40, withoutMetrics: "metrics=none" });
+  const partial = syncs();
+  await waitFor(() => syncs() >= partial + 5, "five syncs with partial metrics");
+  assert.equal((await api.get(deployPath("own", "web"))).spec.replicas, 4);
+  await load({ withoutMetrics: "" });
+  await waitFor(() => s.seen.some((x, i) => i > 0 && x.replicas === 2), "down to min 2", 60000);
+  await s.stop();
+  assert.deepEqual(
+    s.seen.map((x) => x.replicas),
+    [2, 4, 2],
+  );
 });
