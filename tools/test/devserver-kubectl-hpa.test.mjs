@@ -6,12 +6,10 @@
 // stabilization window, `kubectl describe hpa` showing the conditions and the events.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cli, repo } from "./helpers.mjs";
-import { client, kubectlIn, kubectlPath, operator, waitFor } from "./operator-helpers.mjs";
+import { client, devServerProcess, kubectlIn, kubectlPath, operator, waitFor } from "./operator-helpers.mjs";
 
 const kubectl = kubectlPath();
 const tmp = mkdtempSync(join(tmpdir(), "replicore-kubectl-hpa-"));
@@ -52,16 +50,8 @@ async function setLoad(url, millis) {
 test("kubectl autoscale with the operator: load up, get hpa shows the replicas rising to max; load down, scale-down to min after the window; describe hpa", { skip: kubectl ? false : "no kubectl (run scripts/setup.sh)" }, async () => {
   const WINDOW = 10;
   const { ok } = kubectlIn(kubectl, tmp, 30000);
-  const server = spawn(process.execPath, [cli, "dev-server", "--port", "0", "--kubelet", "--ready-delay", "200", "--kubeconfig-out", join(tmp, "kubeconfig")], {
-    cwd: repo,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const { child: server, url } = await devServerProcess(["--kubelet", "--ready-delay", "200", "--kubeconfig-out", join(tmp, "kubeconfig")]);
   children.push(server);
-  const url = await new Promise((resolve, reject) => {
-    server.stdout.setEncoding("utf8");
-    server.stdout.once("data", (line) => resolve(JSON.parse(line).url));
-    server.once("exit", (code) => reject(new Error(`dev-server exited (${code})`)));
-  });
   const api = client(url);
   const op = operator(url, ["--kubeconfig", join(tmp, "kubeconfig"), "--horizontal-pod-autoscaler-sync-period", "1s", "--horizontal-pod-autoscaler-downscale-stabilization", `${WINDOW}s`]);
   children.push(op.child);
