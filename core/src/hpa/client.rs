@@ -305,7 +305,7 @@ pub fn metric_response(query: &MetricQuery, answers: &[Value], pods: &[HpaPod]) 
 
 /// The query's metric selector as the metrics client sends it (`metricLabelSelector` of the
 /// custom metrics API, `labelSelector` of the external one): its text, `""` for none or
-/// for one that does not compile (the engine refuses those before any query, H-73).
+/// for one that does not compile (the engine refuses those before any query).
 pub fn metric_selector_text(query: &MetricQuery) -> String {
     let sel = match query {
         MetricQuery::Resource { .. } => None,
