@@ -41,7 +41,7 @@ import type {
 } from "./types.js";
 import type { Correlated, Correlation, EventCorrelatorSize, EventCorrelatorState, EventToRecord, RecordedEvent } from "./types.js";
 import type { ApiCall, ApiResult, DeploymentKinds, DeploymentSync, DeploymentSyncInput, KubeObject, QueueAction, Step, SyncDone } from "./types.js";
-import type { HpaAnswer, HpaCall, HpaForecast, HpaForecastInput, HpaStep, HpaSyncDone, HpaSyncInput, HpaSyncState, PodsUsage, PodsUsageInput } from "./types.js";
+import type { HpaAnswer, HpaCall, HpaConfig, HpaForecast, HpaForecastInput, HpaStep, HpaSyncDone, HpaSyncInput, HpaSyncState, MetricQuery, MetricResponse, PodsUsage, PodsUsageInput } from "./types.js";
 import type { DefaultConfig, QueueLimits } from "./types.js";
 
 export type * from "./types.js";
@@ -626,6 +626,34 @@ export async function runHpaSync(
   host: (call: HpaCall) => HpaAnswer | Promise<HpaAnswer>,
 ): Promise<HpaSyncDone> {
   return drive(new HpaSyncRun(input), host);
+}
+
+/**
+ * The fields of a pod the autoscaler reads, as {@link podFields} gives the ReplicaSet
+ * engine's: a host's pod cache may keep only these.
+ */
+export function hpaPodFields(): FieldTree {
+  return guard("", () => raw.hpaPodFields());
+}
+
+/** The HPA controller's settings when a host sets none (kube-controller-manager's flag defaults, H-01). */
+export function hpaDefaultConfig(): HpaConfig {
+  return guard("", () => raw.hpaDefaultConfig());
+}
+
+/**
+ * The answer to a `fetchMetric` call read from the metrics APIs' raw answers to its query
+ * (`PodMetricsList`, `MetricValueList`, `ExternalMetricValueList` as the APIs send them, or
+ * `{api, error}` for a failed request), as upstream's REST metrics client reads them
+ * (H-99..H-102): items the query's selector does not name are left out.
+ */
+export function hpaMetricResponse(query: MetricQuery, answers: unknown[]): MetricResponse {
+  return guard("", () => raw.hpaMetricResponse(json(query, "query"), json(answers, "answers")));
+}
+
+/** The query's metric selector as the metrics APIs take it in the URL (`""` for none). */
+export function hpaMetricSelector(query: MetricQuery): string {
+  return guard("", () => raw.hpaMetricSelector(json(query, "query")));
 }
 
 /**

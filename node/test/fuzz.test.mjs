@@ -212,6 +212,10 @@ test("10,000 random calls over every export answer with a value or a ReplicoreEr
       rejections.push(replicore.runHpaSync(arg(hpaInput), () => arg({ answer: "ok" })).then(() => undefined, (e) => e));
     },
     hpaForecast: () => replicore.hpaForecast(arg(undefined)),
+    hpaDefaultConfig: () => replicore.hpaDefaultConfig(),
+    hpaPodFields: () => replicore.hpaPodFields(),
+    hpaMetricResponse: () => replicore.hpaMetricResponse(arg({ api: "resource", namespace: "shop", selector: "app=web", resource: "cpu" }), arg([{ kind: "PodMetricsList", items: [] }])),
+    hpaMetricSelector: () => replicore.hpaMetricSelector(arg({ api: "external", namespace: "shop", metric: "queue", metricSelector: { matchLabels: { q: "a" } } })),
     podsUsage: () => replicore.podsUsage(arg({ load: { kind: "step", from: 100, to: 500, atSeconds: 5 }, atSeconds: 10, noise: 0.1, pods })),
   };
   const hpaInput = {

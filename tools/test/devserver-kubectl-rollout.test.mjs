@@ -6,12 +6,10 @@
 // and resume, rollout restart, scale.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cli, repo } from "./helpers.mjs";
-import { client, kubectlIn, kubectlPath, operator, waitFor } from "./operator-helpers.mjs";
+import { client, devServerProcess, kubectlIn, kubectlPath, operator, waitFor } from "./operator-helpers.mjs";
 
 const kubectl = kubectlPath();
 const tmp = mkdtempSync(join(tmpdir(), "replicore-rollout-"));
@@ -48,13 +46,8 @@ spec:
 `;
 
 test("kubectl create/apply, rollout status, set image, history, undo, pause/resume, restart, scale against the dev server with the operator", { skip: kubectl ? false : "no kubectl (run scripts/setup.sh)" }, async () => {
-  const server = spawn(process.execPath, [cli, "dev-server", "--port", "0", "--kubelet", "--ready-delay", "50", "--kubeconfig-out", join(tmp, "kubeconfig")], { cwd: repo, stdio: ["ignore", "pipe", "inherit"] });
+  const { child: server, url } = await devServerProcess(["--kubelet", "--ready-delay", "50", "--kubeconfig-out", join(tmp, "kubeconfig")]);
   children.push(server);
-  const url = await new Promise((resolve, reject) => {
-    server.stdout.setEncoding("utf8");
-    server.stdout.once("data", (line) => resolve(JSON.parse(line).url));
-    server.once("exit", (code) => reject(new Error(`dev-server exited (${code})`)));
-  });
   const api = client(url);
   const op = operator(url, ["--kubeconfig", join(tmp, "kubeconfig")]);
   children.push(op.child);

@@ -142,6 +142,20 @@ export function operator(url, args = [], { lease = [], name = "op", metricsHost 
   return op;
 }
 
+/**
+ * Spawns `replicore dev-server --port 0 …ARGS` in its own process (for kubectl, which
+ * runs synchronously): resolves with {child, url} once it has printed its address.
+ */
+export async function devServerProcess(args = []) {
+  const child = spawn(process.execPath, [cli, "dev-server", "--port", "0", ...args], { cwd: repo, stdio: ["ignore", "pipe", "inherit"] });
+  const url = await new Promise((resolve, reject) => {
+    child.stdout.setEncoding("utf8");
+    child.stdout.once("data", (line) => resolve(JSON.parse(line).url));
+    child.once("exit", (code) => reject(new Error(`dev-server exited (${code})`)));
+  });
+  return { child, url };
+}
+
 /** Kills every operator still running (test cleanup). */
 export async function killAll(ops) {
   await Promise.all(ops.map((o) => o.kill("SIGKILL")));
@@ -159,6 +173,22 @@ export function replicaSet(name, replicas, { labels = { app: name }, minReadySec
       ...(minReadySeconds !== undefined ? { minReadySeconds } : {}),
       selector: { matchLabels: labels },
       template: { metadata: { labels }, spec: { containers: [{ name: "main", image: "nginx" }] } },
+    },
+  };
+}
+
+/** A Deployment of `replicas` pods running `image`, with a `strategy` and container `resources` if given. */
+export function deployment(name, replicas, { image = "nginx", strategy, resources } = {}) {
+  const labels = { app: name };
+  return {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name },
+    spec: {
+      replicas,
+      selector: { matchLabels: labels },
+      ...(strategy ? { strategy } : {}),
+      template: { metadata: { labels }, spec: { containers: [{ name: "main", image, ...(resources ? { resources } : {}) }] } },
     },
   };
 }

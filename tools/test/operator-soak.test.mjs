@@ -24,7 +24,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { devServer, FAST_LEASE, killAll, operator, replicaSet, rsPath, sleep } from "./operator-helpers.mjs";
+import { deployment, devServer, FAST_LEASE, killAll, operator, replicaSet, rsPath, sleep } from "./operator-helpers.mjs";
 import { prng } from "./helpers.mjs";
 
 const num = (name, dflt) => {
@@ -50,25 +50,6 @@ const NS = "soak";
 const LEASE = ["soak-system", "replicore-operator"];
 
 const deployPath = (ns, name = "") => `/apis/apps/v1/namespaces/${ns}/deployments${name ? `/${name}` : ""}`;
-
-/**
- * A Deployment of `replicas` pods running `image`: RollingUpdate with integer maxSurge and
- * maxUnavailable (so the bound below needs no rounding rule), or Recreate.
- */
-function deployment(name, replicas, { image, strategy }) {
-  const labels = { app: name };
-  return {
-    apiVersion: "apps/v1",
-    kind: "Deployment",
-    metadata: { name },
-    spec: {
-      replicas,
-      selector: { matchLabels: labels },
-      strategy,
-      template: { metadata: { labels }, spec: { containers: [{ name: "main", image }] } },
-    },
-  };
-}
 
 /** The images a Deployment's template switches between (a repeat rolls back onto an old ReplicaSet). */
 const IMAGES = Array.from({ length: 6 }, (_, i) => `nginx:1.${20 + i}`);

@@ -1,17 +1,19 @@
 //! The HorizontalPodAutoscaler controller (`replicore::hpa`) for JS: one sync's step
 //! machine over its plain state (`hpaSyncStart`, `hpaSyncNext`, `hpaSyncReport`), and the
 //! same machine kept in wasm memory (`HpaSyncRun`), which folds each answer in once; the
-//! autoscaling forecast (`hpaForecast`); what pods report under a load curve (`podsUsage`).
+//! autoscaling forecast (`hpaForecast`); what pods report under a load curve (`podsUsage`);
+//! the settings' defaults and the metrics client's reading of the metrics APIs' answers,
+//! for hosts that make the calls.
 //! Conversion and error mapping only.
 
-use replicore::hpa::{HpaAnswer, HpaSync, HpaSyncInput, HpaSyncState};
+use replicore::hpa::{client, HpaAnswer, HpaSync, HpaSyncInput, HpaSyncState, MetricQuery};
 use wasm_bindgen::prelude::*;
 
-use crate::convert::{error, json_bytes, object, to_js, to_json_text, JsResult};
+use crate::convert::{any, error, json_bytes, object, to_js, to_json_text, JsResult};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &str = r#"
-import type { HpaAnswer, HpaForecast, HpaForecastInput, HpaStep, HpaSyncInput, HpaSyncState, PodsUsage, PodsUsageInput } from "../generated/index.js";
+import type { HpaAnswer, HpaConfig, HpaForecast, HpaForecastInput, HpaStep, HpaSyncInput, HpaSyncState, MetricQuery, MetricResponse, PodsUsage, PodsUsageInput } from "../generated/index.js";
 "#;
 
 fn start(input: &JsValue) -> Result<HpaSync, JsValue> {
@@ -127,4 +129,43 @@ pub fn pods_usage(
     let bytes = json_bytes(&input, "")?;
     let usage = replicore::hpa::load::pods_usage_json(&bytes).map_err(|e| error(&e))?;
     to_js(&usage)
+}
+
+/// `hpaDefaultConfig()`: the HPA controller's settings when a host sets none
+/// (kube-controller-manager's flag defaults, H-01), for hosts that show or document them.
+#[wasm_bindgen(js_name = hpaDefaultConfig, unchecked_return_type = "HpaConfig")]
+pub fn hpa_default_config() -> JsResult {
+    to_js(&replicore::hpa::HpaConfig::default())
+}
+
+/// `hpaMetricResponse(queryJson, answersJson)`: the answer to a `fetchMetric` call from the
+/// metrics APIs' raw answers to that query (`PodMetricsList`, `MetricValueList`,
+/// `ExternalMetricValueList`, or `{api, error}`), as the REST metrics client reads them
+/// (`replicore::hpa::client`, H-99..H-102).
+#[wasm_bindgen(js_name = hpaMetricResponse, unchecked_return_type = "MetricResponse")]
+pub fn hpa_metric_response(
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<MetricQuery>")] query: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<unknown[]>")] answers: JsValue,
+) -> JsResult {
+    let query: MetricQuery = object(&query, "query")?;
+    let answers: Vec<serde_json::Value> = any(&answers, "answers")?;
+    to_js(&client::metric_response(&query, &answers, &[]))
+}
+
+/// `hpaMetricSelector(queryJson)`: the query's metric selector as the API's query text
+/// (`""` for none), as the metrics client sends it.
+#[wasm_bindgen(js_name = hpaMetricSelector)]
+pub fn hpa_metric_selector(
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<MetricQuery>")] query: JsValue,
+) -> Result<String, JsValue> {
+    let query: MetricQuery = object(&query, "query")?;
+    Ok(client::metric_selector_text(&query))
+}
+
+/// `hpaPodFields()`: the fields of a pod the autoscaler reads
+/// (`replicore::hpa::HPA_POD_FIELDS`), as `podFields()` gives the ReplicaSet engine's: a
+/// host's pod cache may keep only these.
+#[wasm_bindgen(js_name = hpaPodFields, unchecked_return_type = "FieldTree")]
+pub fn hpa_pod_fields() -> JsResult {
+    to_js(&replicore::hpa::HPA_POD_FIELDS)
 }

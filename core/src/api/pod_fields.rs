@@ -75,6 +75,28 @@ pub const POD_FIELDS: Fields = Object(&[
     ),
 ]);
 
+impl Fields {
+    /// `value` with only the fields of this tree (what a host that keeps them sends).
+    pub fn keep(&self, value: &serde_json::Value) -> serde_json::Value {
+        match (self, value) {
+            (Object(fields), serde_json::Value::Object(object)) => {
+                let kept: serde_json::Map<String, serde_json::Value> = fields
+                    .iter()
+                    .filter_map(|(name, shape)| {
+                        let v = object.get(*name)?;
+                        Some(((*name).to_owned(), shape.keep(v)))
+                    })
+                    .collect();
+                serde_json::Value::Object(kept)
+            }
+            (List(item), serde_json::Value::Array(items)) => {
+                serde_json::Value::Array(items.iter().map(|v| item.keep(v)).collect())
+            }
+            _ => value.clone(),
+        }
+    }
+}
+
 /// As a JSON-like tree: `true` for [`Fields::Value`], an object of the fields for
 /// [`Fields::Object`], a one-item array of the item shape for [`Fields::List`].
 impl Serialize for Fields {
@@ -105,7 +127,7 @@ mod tests {
         PodStatus,
     };
     use crate::Time;
-    use serde_json::{json, Map};
+    use serde_json::json;
 
     /// A pod with every field of the model set. Written without `..Default::default()`:
     /// a field added to the model fails to compile here until it is set (and then the
@@ -159,31 +181,11 @@ mod tests {
         }
     }
 
-    /// `value` with only the fields of `shape` (what a host sends).
-    fn prune(value: &serde_json::Value, shape: Fields) -> serde_json::Value {
-        match (shape, value) {
-            (Object(fields), serde_json::Value::Object(object)) => {
-                let kept: Map<String, serde_json::Value> = fields
-                    .iter()
-                    .filter_map(|(name, shape)| {
-                        let v = object.get(*name)?;
-                        Some(((*name).to_owned(), prune(v, *shape)))
-                    })
-                    .collect();
-                serde_json::Value::Object(kept)
-            }
-            (List(item), serde_json::Value::Array(items)) => {
-                serde_json::Value::Array(items.iter().map(|v| prune(v, *item)).collect())
-            }
-            _ => value.clone(),
-        }
-    }
-
     #[test]
     fn the_tree_is_exactly_the_fields_the_model_reads() {
         let written = serde_json::to_value(every_field()).unwrap_or_default();
         // Nothing the model reads is left out...
-        assert_eq!(prune(&written, POD_FIELDS), written);
+        assert_eq!(POD_FIELDS.keep(&written), written);
         // ...and nothing is named that the model does not read: every field of the tree
         // is present in the pod that has every field.
         fn all_present(value: &serde_json::Value, shape: Fields, at: &str) {
@@ -217,7 +219,7 @@ mod tests {
             "status": {"phase": "Running", "podIP": "10.0.0.1",
                        "conditions": [{"type": "Ready", "status": "True", "reason": "x"}]}
         });
-        let pruned = prune(&full, POD_FIELDS);
+        let pruned = POD_FIELDS.keep(&full);
         assert!(pruned.to_string().len() < full.to_string().len());
         let a: Pod = crate::input::from_value(full.clone()).unwrap_or_default();
         let b: Pod = crate::input::from_value(pruned).unwrap_or_default();
@@ -227,7 +229,7 @@ mod tests {
         let mut bad = full;
         bad["status"]["conditions"][0]["status"] = json!(7);
         let e1 = crate::input::from_value::<Pod>(bad.clone()).err();
-        let e2 = crate::input::from_value::<Pod>(prune(&bad, POD_FIELDS)).err();
+        let e2 = crate::input::from_value::<Pod>(POD_FIELDS.keep(&bad)).err();
         assert!(e1.is_some());
         assert_eq!(e1.map(|e| e.to_string()), e2.map(|e| e.to_string()));
     }

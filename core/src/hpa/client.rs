@@ -303,6 +303,28 @@ pub fn metric_response(query: &MetricQuery, answers: &[Value], pods: &[HpaPod]) 
     }
 }
 
+/// The query's metric selector as the metrics client sends it (`metricLabelSelector` of the
+/// custom metrics API, `labelSelector` of the external one): its text, `""` for none or
+/// for one that does not compile (the engine refuses those before any query).
+pub fn metric_selector_text(query: &MetricQuery) -> String {
+    let sel = match query {
+        MetricQuery::Resource { .. } => None,
+        MetricQuery::Pods {
+            metric_selector, ..
+        }
+        | MetricQuery::Object {
+            metric_selector, ..
+        }
+        | MetricQuery::External {
+            metric_selector, ..
+        } => metric_selector.as_ref(),
+    };
+    match sel.map(|s| Selector::compile(Some(s))) {
+        Some(Ok(s @ Selector::All(_))) => s.to_string(),
+        _ => String::new(),
+    }
+}
+
 /// A custom metric item's name: v1beta2's `metric.name`, v1beta1's `metricName`.
 fn custom_name(item: &Value) -> Option<&str> {
     text(item, &["metric", "name"]).or_else(|| text(item, &["metricName"]))
@@ -372,6 +394,21 @@ mod tests {
         assert_eq!(ms("0"), Some(0));
         assert_eq!(ms("1x"), None);
         assert_eq!(ms(""), None);
+    }
+
+    #[test]
+    fn metric_selectors_as_query_text() {
+        let q: MetricQuery = serde_json::from_value(serde_json::json!({
+            "api": "external", "namespace": "ns", "metric": "queue",
+            "metricSelector": {"matchLabels": {"q": "a"}, "matchExpressions": [{"key": "z", "operator": "Exists"}]}
+        }))
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(metric_selector_text(&q), "q=a,z");
+        let none: MetricQuery = serde_json::from_value(
+            serde_json::json!({"api": "external", "namespace": "ns", "metric": "queue"}),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(metric_selector_text(&none), "");
     }
 
     #[test]

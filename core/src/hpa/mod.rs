@@ -72,4 +72,5 @@ pub use memory::{HpaMemory, Recommendation, ScaleEvent};
 pub use metrics::MetricQuery;
 pub use model::{
     HorizontalPodAutoscaler, HpaConfig, HpaGates, HpaStatus, MetricResponse, PodMetric,
+    HPA_POD_FIELDS,
 };

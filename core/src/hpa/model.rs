@@ -9,6 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::model::{LabelSelector, StringMap};
+use crate::pod_fields::Fields::{self, List, Object, Value};
 use crate::quantity::Quantity;
 use crate::time::{self, Duration, Time};
 
@@ -719,6 +720,53 @@ impl HpaPod {
     }
 }
 
+/// The fields of a pod the autoscaler reads ([`HpaPod`] on the wire), as
+/// [`crate::pod_fields::POD_FIELDS`] is the ReplicaSet engine's: a host's pod cache may keep
+/// only these (with the ReplicaSet engine's, when it feeds both).
+pub const HPA_POD_FIELDS: Fields = {
+    const REQUESTS: Fields = Object(&[("requests", Value)]);
+    const CONTAINER: Fields = Object(&[
+        ("name", Value),
+        ("resources", REQUESTS),
+        ("restartPolicy", Value),
+    ]);
+    Object(&[
+        (
+            "metadata",
+            Object(&[
+                ("name", Value),
+                ("namespace", Value),
+                ("labels", Value),
+                ("deletionTimestamp", Value),
+            ]),
+        ),
+        (
+            "spec",
+            Object(&[
+                ("containers", List(&CONTAINER)),
+                ("initContainers", List(&CONTAINER)),
+                ("resources", REQUESTS),
+                ("overhead", Value),
+            ]),
+        ),
+        (
+            "status",
+            Object(&[
+                ("phase", Value),
+                (
+                    "conditions",
+                    List(&Object(&[
+                        ("type", Value),
+                        ("status", Value),
+                        ("lastTransitionTime", Value),
+                    ])),
+                ),
+                ("startTime", Value),
+            ]),
+        ),
+    ])
+};
+
 // ---------------------------------------------------------------------------------------
 // Defaults the controller assumes (H-11, H-12, H-21)
 
@@ -849,4 +897,37 @@ pub struct PodMetric {
 
 fn one_minute_millis() -> i64 {
     60_000
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hpa_pod_tree_keeps_every_field_the_model_reads() {
+        let full = serde_json::json!({
+            "metadata": {"name": "p", "namespace": "ns", "labels": {"a": "b"},
+                         "deletionTimestamp": "2026-11-21T04:40:12Z", "uid": "dropped"},
+            "spec": {
+                "containers": [{"name": "c", "resources": {"requests": {"cpu": "100m"}, "limits": {"cpu": "1"}},
+                                "restartPolicy": "Always", "image": "dropped"}],
+                "initContainers": [{"name": "i", "resources": {"requests": {"cpu": "10m"}}, "restartPolicy": "Always"}],
+                "resources": {"requests": {"cpu": "1"}},
+                "overhead": {"cpu": "5m"},
+                "nodeName": "dropped"
+            },
+            "status": {"phase": "Running", "startTime": "2026-11-21T04:40:12Z",
+                       "conditions": [{"type": "Ready", "status": "True",
+                                       "lastTransitionTime": "2026-11-21T04:40:12Z", "reason": "dropped"}],
+                       "podIP": "dropped"}
+        });
+        let whole: HpaPod = crate::input::from_value(full.clone()).unwrap_or_default();
+        let kept = HPA_POD_FIELDS.keep(&full);
+        assert!(!kept.to_string().contains("dropped"));
+        let read: HpaPod = crate::input::from_value(kept).unwrap_or_default();
+        assert_eq!(read, whole);
+        // Every field of the model is set above: what the model writes back is kept whole.
+        let written = serde_json::to_value(&whole).unwrap_or_default();
+        assert_eq!(HPA_POD_FIELDS.keep(&written), written);
+    }
 }

@@ -5,8 +5,9 @@
 // `kubectl get hpa,deploy,rs,pods -o json`, `--metrics` each metrics API answer). This
 // file only reads and converts; every word of the explanation is the engine's.
 
-import { explainHpa, type HpaExplanation } from "replicore/full";
-import { connect, get, getJson, statusMessage, type ClusterOptions, type Connection } from "./cluster.js";
+import { explainHpa, type HpaExplanation, type MetricQuery } from "replicore/full";
+import { metricPath, metricsAnswer, metricsApiOf, resourceOf, scalePath, type Get } from "../autoscaling-api.js";
+import { connect, get, getJson, type ClusterOptions } from "./cluster.js";
 import { CliError, parseJson, readInput, type Input } from "./io.js";
 
 /** The explain input (`HpaExplainInput`) of files: the objects and each metrics answer. */
@@ -26,42 +27,32 @@ export function hpaInputFromFiles(now: string, name: string | undefined, objects
   };
 }
 
-interface ApiResource {
-  name: string;
-  kind: string;
-}
-
-/** The plural resource of a kind in a group version, by discovery (what a RESTMapper does). */
-async function resourceOf(c: Connection, apiVersion: string, kind: string): Promise<string | undefined> {
-  const path = apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion || "v1"}`;
-  const r = await get(c.kc, c.server, path);
-  if (r.code < 200 || r.code > 299) return undefined;
-  try {
-    const list = JSON.parse(r.body) as { resources?: ApiResource[] };
-    return list.resources?.find((x) => x.kind === kind && !x.name.includes("/"))?.name;
-  } catch {
-    return undefined;
-  }
-}
-
-/** GET a metrics API path: its answer, or `{api, error}` with the API's message. */
-async function metricsAnswer(c: Connection, api: string, path: string): Promise<unknown> {
-  const r = await get(c.kc, c.server, path);
-  if (r.code >= 200 && r.code <= 299) {
-    try {
-      return JSON.parse(r.body);
-    } catch {
-      return { api, error: `GET ${path}: the answer is not JSON` };
-    }
-  }
-  return { api, error: r.code === 404 ? `the server could not find the requested resource (GET ${path})` : statusMessage(r.body) };
-}
-
 interface MetricSpecLite {
   type?: string;
+  resource?: { name?: string };
+  containerResource?: { name?: string; container?: string };
   pods?: { metric?: { name?: string } };
   object?: { metric?: { name?: string }; describedObject?: { apiVersion?: string; kind?: string; name?: string } };
   external?: { metric?: { name?: string } };
+}
+
+/** The metrics API query of a metric spec (the engine's `MetricQuery`), if it names one. */
+function queryOf(m: MetricSpecLite, namespace: string, selector: string): MetricQuery | undefined {
+  switch (m.type) {
+    case "Resource":
+    case "ContainerResource":
+      return { api: "resource", namespace, selector, resource: m.resource?.name ?? m.containerResource?.name ?? "" };
+    case "Pods":
+      return { api: "pods", namespace, selector, metric: m.pods?.metric?.name ?? "" };
+    case "Object": {
+      const d = m.object?.describedObject ?? {};
+      return { api: "object", namespace, metric: m.object?.metric?.name ?? "", describedObject: { kind: d.kind ?? "", name: d.name ?? "", ...(d.apiVersion !== undefined ? { apiVersion: d.apiVersion } : {}) } };
+    }
+    case "External":
+      return { api: "external", namespace, metric: m.external?.metric?.name ?? "" };
+    default:
+      return undefined;
+  }
 }
 
 /** The explain input read from the cluster: the HPA, its target's Scale, the pods, the metrics. */
@@ -74,12 +65,12 @@ export async function hpaInputFromCluster(now: string, name: string, o: ClusterO
   const hpa = (await getJson(c.kc, c.server, hpaPath)) as { spec?: { scaleTargetRef?: { apiVersion?: string; kind?: string; name?: string }; metrics?: MetricSpecLite[] } };
   const items: unknown[] = [{ apiVersion: "autoscaling/v2", kind: "HorizontalPodAutoscaler", ...hpa }];
   const ref = hpa.spec?.scaleTargetRef ?? {};
+  const getter: Get = (path) => get(c.kc, c.server, path);
   // The target's scale subresource, as the controller reads it.
   let selector = "";
-  const resource = await resourceOf(c, ref.apiVersion ?? "", ref.kind ?? "");
+  const resource = await resourceOf(getter, ref.apiVersion ?? "", ref.kind ?? "");
   if (resource !== undefined && ref.name) {
-    const base = (ref.apiVersion ?? "").includes("/") ? `/apis/${ref.apiVersion}` : `/api/${ref.apiVersion || "v1"}`;
-    const r = await get(c.kc, c.server, `${base}/namespaces/${ns}/${resource}/${encodeURIComponent(ref.name)}/scale`);
+    const r = await getter(scalePath(ref.apiVersion ?? "", c.namespace, resource, ref.name));
     if (r.code >= 200 && r.code <= 299) {
       const scale = JSON.parse(r.body) as { status?: { selector?: string }; metadata?: object };
       selector = scale.status?.selector ?? "";
@@ -92,36 +83,13 @@ export async function hpaInputFromCluster(now: string, name: string, o: ClusterO
   // One answer per metrics API call the metrics ask for (each asked once).
   const metrics: unknown[] = [];
   const asked = new Set<string>();
-  const ask = async (api: string, path: string) => {
-    if (asked.has(path)) return;
-    asked.add(path);
-    metrics.push(await metricsAnswer(c, api, path));
-  };
   for (const m of hpa.spec?.metrics ?? []) {
-    const metric = (n: string | undefined) => encodeURIComponent(n ?? "");
-    switch (m.type) {
-      case "Resource":
-      case "ContainerResource":
-        await ask("metrics.k8s.io", `/apis/metrics.k8s.io/v1beta1/namespaces/${ns}/pods${query}`);
-        break;
-      case "Pods":
-        await ask("custom.metrics.k8s.io", `/apis/custom.metrics.k8s.io/v1beta2/namespaces/${ns}/pods/*/${metric(m.pods?.metric?.name)}${query}`);
-        break;
-      case "Object": {
-        const d = m.object?.describedObject ?? {};
-        if (d.kind === "Namespace") {
-          await ask("custom.metrics.k8s.io", `/apis/custom.metrics.k8s.io/v1beta2/namespaces/${ns}/metrics/${metric(m.object?.metric?.name)}`);
-          break;
-        }
-        const plural = await resourceOf(c, d.apiVersion ?? "v1", d.kind ?? "");
-        const group = (d.apiVersion ?? "").includes("/") ? `.${(d.apiVersion as string).split("/")[0]}` : "";
-        await ask("custom.metrics.k8s.io", `/apis/custom.metrics.k8s.io/v1beta2/namespaces/${ns}/${plural ?? ""}${group}/${encodeURIComponent(d.name ?? "")}/${metric(m.object?.metric?.name)}`);
-        break;
-      }
-      case "External":
-        await ask("external.metrics.k8s.io", `/apis/external.metrics.k8s.io/v1beta1/namespaces/${ns}/${metric(m.external?.metric?.name)}`);
-        break;
-    }
+    const q = queryOf(m, c.namespace, selector);
+    if (q === undefined) continue;
+    const path = await metricPath(getter, q);
+    if (asked.has(path)) continue;
+    asked.add(path);
+    metrics.push(await metricsAnswer(getter, metricsApiOf(q), path));
   }
   return {
     input: { now, hpa: `${c.namespace}/${name}`, objects: { apiVersion: "v1", kind: "List", items }, metrics },

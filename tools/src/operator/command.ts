@@ -4,8 +4,8 @@
 //
 // The operator's files: one folder per controller, each a controller.ts (its informers,
 // work queue, workers and API calls) and an engine.ts (every engine call it makes):
-// replicaset/, deployment/ (a controller added later gets a folder of its own and a line
-// in CONTROLLER_CLIENTS). Beside them what the controllers share, as kube-controller-
+// replicaset/, deployment/, horizontalpodautoscaler/ (a controller added later gets a
+// folder of its own and a line in CONTROLLER_CLIENTS). Beside them what the controllers share, as kube-controller-
 // manager's do: informer.ts, queue.ts and worker.ts (the work queue and its workers),
 // leader.ts (the Lease), recorder.ts (events), clients.ts, kube.ts, http.ts and
 // ratelimit.ts (API clients), access.ts (401/403), transform.ts (trimmed pods),
@@ -18,6 +18,9 @@ import { CliError, emit, usageError } from "../cli/io.js";
 import { Access, describe, remedy, type Denial } from "./access.js";
 import { Controller } from "./replicaset/controller.js";
 import { DeploymentController } from "./deployment/controller.js";
+import { HorizontalPodAutoscalerController, MEMORY_ANNOTATION, type MemoryMode } from "./horizontalpodautoscaler/controller.js";
+import { defaultHpaConfig } from "./horizontalpodautoscaler/engine.js";
+import { trimPodForAll } from "./transform.js";
 import { ClientFactory, LEADER_ELECTION_CLIENT, SHARED_INFORMERS_CLIENT } from "./clients.js";
 import type { Informer } from "./informer.js";
 import type { KubeObject } from "./deployment/engine.js";
@@ -32,18 +35,23 @@ import { defaultConfig } from "replicore";
 const ENGINE_DEFAULTS = defaultConfig();
 /** The owner resource by default: the engine's owner kind (apps/v1 ReplicaSet), as G/V/Kind. */
 const ENGINE_OWNER = `${ENGINE_DEFAULTS.ownerKind.apiVersion}/${ENGINE_DEFAULTS.ownerKind.kind}`;
+/** The HPA controller's settings by default (kube-controller-manager's flag defaults). */
+const HPA_DEFAULTS = defaultHpaConfig();
 /** Concurrent syncs per controller unless told (kube-controller-manager's --concurrent-replicaset-syncs and --concurrent-deployment-syncs). */
 const DEFAULT_WORKERS = 5;
 
 export const OPERATOR_USAGE = `usage: replicore operator [options]
 
-The ReplicaSet and Deployment controllers, as kube-controller-manager runs them, every
-decision the engine's. The ReplicaSet controller watches the owners and their pods, adopts
+The ReplicaSet, Deployment and HorizontalPodAutoscaler controllers, as
+kube-controller-manager runs them, every decision the engine's. The ReplicaSet controller watches the owners and their pods, adopts
 and releases, creates in slow-start batches, deletes the engine's ranked victims, writes
 status and events. The Deployment controller runs the engine's sync of each Deployment:
 it creates, scales and cleans up its ReplicaSets within maxSurge/maxUnavailable, rolls
-back, writes the status and conditions, and looks again at the progress deadline. One
-replica acts at a time (a coordination.k8s.io/v1 Lease).
+back, writes the status and conditions, and looks again at the progress deadline. The
+HorizontalPodAutoscaler controller syncs each autoscaling/v2 HPA every sync period: it
+reads its target's scale subresource (any kind, through discovery) and the metrics APIs
+(metrics.k8s.io, custom.metrics.k8s.io, external.metrics.k8s.io), writes the scale and
+the status, records events. One replica acts at a time (a coordination.k8s.io/v1 Lease).
 
 connection:
   --kubeconfig FILE       kubeconfig (default: $KUBECONFIG, ~/.kube/config, or in-cluster)
@@ -56,7 +64,8 @@ connection:
                           replicore/replicaset-controller, …), as have the shared
                           informers and the leader election: each its own bucket.
 what it manages:
-  --controllers LIST      replicaset, deployment, or both (default replicaset,deployment)
+  --controllers LIST      any of replicaset, deployment, horizontalpodautoscaling
+                          (default: all three)
   --owner G/V/Kind        the owner resource (default ${ENGINE_OWNER}); a ReplicaSet-
                           shaped custom resource, e.g. replicore.dev/v1alpha1/ReplicaPool
   --owner-plural NAME     its plural, if not the lowercased kind + "s"
@@ -70,6 +79,26 @@ what it manages:
   --deployment-owner-plural NAME
                           its plural, if not the lowercased kind + "s"
   --deployment-workers N  concurrent syncs of Deployments (default ${DEFAULT_WORKERS})
+the HorizontalPodAutoscaler controller (kube-controller-manager's flags and defaults):
+  --horizontal-pod-autoscaler-sync-period D
+                          how often each HPA is synced (default ${HPA_DEFAULTS.syncPeriodSeconds}s)
+  --horizontal-pod-autoscaler-tolerance F
+                          the ratio change that is no change (default ${HPA_DEFAULTS.tolerance})
+  --horizontal-pod-autoscaler-downscale-stabilization D
+                          look-back window of a scale-down (default ${HPA_DEFAULTS.downscaleStabilizationWindowSeconds}s)
+  --horizontal-pod-autoscaler-cpu-initialization-period D
+                          a starting pod's CPU samples are skipped this long (default ${HPA_DEFAULTS.cpuInitializationPeriodSeconds}s)
+  --horizontal-pod-autoscaler-initial-readiness-delay D
+                          a starting pod's readiness changes are ignored this long
+                          (default ${HPA_DEFAULTS.delayOfInitialReadinessStatusSeconds}s)
+  --concurrent-horizontal-pod-autoscaler-syncs N
+                          concurrent syncs of HPAs (default ${DEFAULT_WORKERS})
+  --hpa-memory MODE       where each HPA's recommendations and scale events are kept
+                          between syncs: process (default, as upstream: a restarted or
+                          new leader starts without them, so its first scale-downs skip
+                          the stabilization window's history) or annotation (also
+                          written to the HPA's ${MEMORY_ANNOTATION} annotation
+                          and read back by a new leader)
 leader election:
   --no-leader-elect       act without a lease (a single replica only)
   --lease-namespace NS    (default: $POD_NAMESPACE, else "replicore-system", where
@@ -97,12 +126,12 @@ succeeds again.
  * The controllers --controllers can name, each with the name of its API client
  * (kube-controller-manager's ControllerContext.NewClient(name)): user agent
  * replicore/<name>, a token bucket of its own, its requests counted under
- * controller="<name>". A controller added to the operator adds its line here (the
- * autoscaler's: `horizontalpodautoscaling: "horizontal-pod-autoscaler"`).
+ * controller="<name>". A controller added to the operator adds its line here.
  */
 export const CONTROLLER_CLIENTS = {
   replicaset: "replicaset-controller",
   deployment: "deployment-controller",
+  horizontalpodautoscaling: "horizontal-pod-autoscaler",
 } as const;
 type ControllerName = keyof typeof CONTROLLER_CLIENTS;
 const isControllerName = (c: string): c is ControllerName => Object.hasOwn(CONTROLLER_CLIENTS, c);
@@ -143,6 +172,30 @@ function count(p: Parsed, name: string, dflt: number, min = 0): number {
   return n;
 }
 
+/** A duration flag in whole seconds (the engine's unit for the HPA settings). */
+function seconds(p: Parsed, name: string, dflt: number): number {
+  const ms = duration(p, name, dflt * 1000);
+  if (!Number.isInteger(ms / 1000)) throw usageError(`--${name}: expected whole seconds, got '${stringValue(p, name)}'`, "operator");
+  return ms / 1000;
+}
+
+/** The HPA controller's settings from its flags (each left out: the engine's default). */
+function hpaFlags(p: Parsed): typeof HPA_DEFAULTS {
+  const toleranceText = stringValue(p, "horizontal-pod-autoscaler-tolerance");
+  const tolerance = toleranceText === undefined ? HPA_DEFAULTS.tolerance : Number(toleranceText);
+  if (!Number.isFinite(tolerance) || tolerance < 0) throw usageError(`--horizontal-pod-autoscaler-tolerance: expected a number >= 0, got '${toleranceText}'`, "operator");
+  const syncPeriodSeconds = seconds(p, "horizontal-pod-autoscaler-sync-period", HPA_DEFAULTS.syncPeriodSeconds);
+  if (syncPeriodSeconds < 1) throw usageError("--horizontal-pod-autoscaler-sync-period: expected at least 1s", "operator");
+  return {
+    ...HPA_DEFAULTS,
+    tolerance,
+    syncPeriodSeconds,
+    downscaleStabilizationWindowSeconds: seconds(p, "horizontal-pod-autoscaler-downscale-stabilization", HPA_DEFAULTS.downscaleStabilizationWindowSeconds),
+    cpuInitializationPeriodSeconds: seconds(p, "horizontal-pod-autoscaler-cpu-initialization-period", HPA_DEFAULTS.cpuInitializationPeriodSeconds),
+    delayOfInitialReadinessStatusSeconds: seconds(p, "horizontal-pod-autoscaler-initial-readiness-delay", HPA_DEFAULTS.delayOfInitialReadinessStatusSeconds),
+  };
+}
+
 export async function operatorCommand(args: string[]): Promise<number> {
   const p = parseCommandArgs("operator", args, {
     kubeconfig: { type: "string" },
@@ -168,6 +221,13 @@ export async function operatorCommand(args: string[]): Promise<number> {
     "metrics-port": { type: "string" },
     "metrics-host": { type: "string" },
     "log-level": { type: "string" },
+    "horizontal-pod-autoscaler-sync-period": { type: "string" },
+    "horizontal-pod-autoscaler-tolerance": { type: "string" },
+    "horizontal-pod-autoscaler-downscale-stabilization": { type: "string" },
+    "horizontal-pod-autoscaler-cpu-initialization-period": { type: "string" },
+    "horizontal-pod-autoscaler-initial-readiness-delay": { type: "string" },
+    "concurrent-horizontal-pod-autoscaler-syncs": { type: "string" },
+    "hpa-memory": { type: "string" },
   });
   if (p.values["help"]) {
     emit(OPERATOR_USAGE);
@@ -183,12 +243,17 @@ export async function operatorCommand(args: string[]): Promise<number> {
   } catch (e) {
     throw usageError((e as Error).message, "operator");
   }
-  const selected = (stringValue(p, "controllers") ?? "replicaset,deployment").split(",").map((c) => c.trim());
+  const selected = (stringValue(p, "controllers") ?? Object.keys(CONTROLLER_CLIENTS).join(",")).split(",").map((c) => c.trim());
   for (const c of selected) {
     if (!isControllerName(c)) throw usageError(`--controllers: expected one or more of ${Object.keys(CONTROLLER_CLIENTS).join(", ")} (comma-separated), got '${c}'`, "operator");
   }
   const runReplicaSets = selected.includes("replicaset");
   const runDeployments = selected.includes("deployment");
+  const runHpas = selected.includes("horizontalpodautoscaling");
+  const hpaConfig = hpaFlags(p);
+  const hpaWorkers = count(p, "concurrent-horizontal-pod-autoscaler-syncs", DEFAULT_WORKERS, 1);
+  const hpaMemory = stringValue(p, "hpa-memory") ?? "process";
+  if (hpaMemory !== "process" && hpaMemory !== "annotation") throw usageError(`--hpa-memory: expected process or annotation, got '${hpaMemory}'`, "operator");
   const workers = count(p, "workers", DEFAULT_WORKERS, 1);
   const deploymentWorkers = count(p, "deployment-workers", DEFAULT_WORKERS, 1);
   const burst = count(p, "burst-replicas", ENGINE_DEFAULTS.burstReplicas, 1);
@@ -256,6 +321,7 @@ export async function operatorCommand(args: string[]): Promise<number> {
     leaderInfo,
     identity,
     access,
+    ...(runHpas ? { podTransform: trimPodForAll } : {}),
   });
   const deployments = new DeploymentController({
     clients: apiOf("deployment"),
@@ -268,20 +334,38 @@ export async function operatorCommand(args: string[]): Promise<number> {
     mayWrite,
     leaderInfo,
     access,
+    ...(runHpas ? { podTransform: trimPodForAll } : {}),
+  });
+  const hpas = new HorizontalPodAutoscalerController({
+    clients: apiOf("horizontalpodautoscaling"),
+    informerClients: informerApi,
+    workers: hpaWorkers,
+    config: hpaConfig,
+    memory: hpaMemory as MemoryMode,
+    log,
+    metrics,
+    mayWrite,
+    leaderInfo,
+    access,
+    podTransform: trimPodForAll,
   });
   const startInformers = async (): Promise<void> => {
     if (runReplicaSets) await controller.startInformers();
     // Both controllers on the same ReplicaSet resource: one pod cache and one ReplicaSet cache.
     const shared = controller.informers() as { pods: Informer<KubeObject>; owners: Informer<KubeObject> } | undefined;
     if (runDeployments) await deployments.startInformers(shared ? { pods: shared.pods, replicaSets: shared.owners } : undefined);
+    // The autoscaler reads the same pod cache (kept with its fields too) when there is one.
+    if (runHpas) await hpas.startInformers(shared?.pods ?? deployments.podInformer());
   };
   const stopInformers = async (): Promise<void> => {
+    await hpas.stopInformers();
     await controller.stopInformers();
     await deployments.stopInformers();
   };
   const shutDownQueues = (): void => {
     controller.queue.shutDown();
     deployments.queue.shutDown();
+    hpas.queue.shutDown();
   };
 
   const ops = await serveOps(
@@ -345,7 +429,8 @@ export async function operatorCommand(args: string[]): Promise<number> {
   };
   if (runReplicaSets) controller.startWorkers();
   if (runDeployments) deployments.startWorkers();
-  log.info("operator running", { controllers: selected, workers, ...(runDeployments ? { deploymentWorkers } : {}) });
+  if (runHpas) hpas.startWorkers();
+  log.info("operator running", { controllers: selected, workers, ...(runDeployments ? { deploymentWorkers } : {}), ...(runHpas ? { hpaWorkers, hpaMemory, hpaSyncPeriodSeconds: hpaConfig.syncPeriodSeconds } : {}) });
 
   const why = await Promise.race([stopped, lost]);
   if (why === "lost") {
@@ -358,8 +443,8 @@ export async function operatorCommand(args: string[]): Promise<number> {
     process.exit(1);
   }
   log.info("shutting down", { signal: why });
-  await Promise.all([controller.drainWorkers(), deployments.drainWorkers()]);
-  await Promise.all([controller.recorder.drain(), deployments.recorder.drain()]);
+  await Promise.all([controller.drainWorkers(), deployments.drainWorkers(), hpas.drainWorkers()]);
+  await Promise.all([controller.recorder.drain(), deployments.recorder.drain(), hpas.recorder.drain()]);
   await stopInformers();
   running = false;
   elector?.stop();

@@ -183,3 +183,28 @@ export class Informer<T extends KubernetesObject> {
     await this.lw.stop();
   }
 }
+
+/** What {@link controllerInformer} adds to an informer's options. */
+export interface ControllerInformerOptions {
+  /** errors_total{where}: each watch failure counts as `watch`. */
+  errors: { inc(labels: { where: string }): void };
+  /** Told of each watch failure and each watch opened (a denial, and its end). */
+  access?: { observeWatchError(err: unknown, path: string): void; watching(path: string): void } | undefined;
+  /** Restart backoff (ms); default 200 to 5000. */
+  backoffMs?: { min: number; max: number } | undefined;
+}
+
+/** An informer of a controller: its watch failures counted and shown to `access`. */
+export function controllerInformer<T extends KubernetesObject>(o: Omit<InformerOptions<T>, "onError" | "onWatching" | "minBackoffMs" | "maxBackoffMs">, c: ControllerInformerOptions): Informer<T> {
+  const backoff = c.backoffMs ?? { min: 200, max: 5000 };
+  return new Informer<T>({
+    ...o,
+    onError: (err) => {
+      c.errors.inc({ where: "watch" });
+      c.access?.observeWatchError(err, o.path);
+    },
+    onWatching: () => c.access?.watching(o.path),
+    minBackoffMs: backoff.min,
+    maxBackoffMs: backoff.max,
+  });
+}

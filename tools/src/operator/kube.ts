@@ -7,15 +7,17 @@ import {
   CoreV1Api,
   createConfiguration,
   CustomObjectsApi,
+  HttpMethod,
   KubeConfig,
   PatchStrategy,
+  RequestContext,
   ResponseContext,
   ServerConfiguration,
   setHeaderMiddleware,
   setHeaderOptions,
   wrapHttpLibrary,
   type ApiType,
-  type RequestContext,
+  type HttpLibrary,
 } from "@kubernetes/client-node";
 import { sendDirect } from "./http.js";
 import type { ApiError } from "replicore";
@@ -69,10 +71,38 @@ export function parseOwner(spec: string, plural?: string): OwnerResource {
   return { group, version, kind, plural: plural ?? `${kind.toLowerCase()}s`, apiVersion: `${group}/${version}` };
 }
 
+/** An answer to a request by path: its status code and body text. */
+export interface RawAnswer {
+  code: number;
+  body: string;
+}
+
+/** A request by path (`/apis/…`) through a client: its bucket, user agent, pool and counting. */
+export type RawRequest = (method: "GET" | "PUT" | "PATCH", path: string, body?: unknown, contentType?: string) => Promise<RawAnswer>;
+
 export interface Clients {
   kc: KubeConfig;
   core: CoreV1Api;
   custom: CustomObjectsApi;
+  /** Paths the typed clients have no call for (discovery, /scale of any kind, the metrics APIs). */
+  raw: RawRequest;
+}
+
+function rawRequests(kc: KubeConfig, httpApi: HttpLibrary, userAgent: string): RawRequest {
+  return async (method, path, body, contentType) => {
+    const server = kc.getCurrentCluster()?.server;
+    if (!server) throw new Error("no cluster in the kubeconfig");
+    const ctx = new RequestContext(`${server.replace(/\/$/, "")}${path}`, HttpMethod[method]);
+    ctx.setHeaderParam("Accept", "application/json");
+    if (body !== undefined) {
+      ctx.setHeaderParam("Content-Type", contentType ?? "application/json");
+      ctx.setBody(JSON.stringify(body));
+    }
+    await kc.applySecurityAuthentication(ctx);
+    ctx.setHeaderParam("User-Agent", userAgent);
+    const res = await httpApi.send(ctx).toPromise();
+    return { code: res.httpStatusCode, body: await res.body.text() };
+  };
 }
 
 /**
@@ -85,7 +115,8 @@ export interface Clients {
  * method, URL and status of every answer (a watch's excepted: it is not a request/response).
  */
 export function clients(kc: KubeConfig, access?: Access, o: { userAgent?: string; answered?: (method: string, url: string, status: number) => void } = {}): Clients {
-  if (!access) return { kc, core: kc.makeApiClient(CoreV1Api), custom: kc.makeApiClient(CustomObjectsApi) };
+  const userAgent = o.userAgent ?? "replicore-operator";
+  if (!access) return { kc, core: kc.makeApiClient(CoreV1Api), custom: kc.makeApiClient(CustomObjectsApi), raw: rawRequests(kc, createConfiguration().httpApi, userAgent) };
   const server = kc.getCurrentCluster()?.server;
   if (!server) throw new Error("no cluster in the kubeconfig");
   const base = createConfiguration().httpApi;
@@ -114,10 +145,10 @@ export function clients(kc: KubeConfig, access?: Access, o: { userAgent?: string
         baseServer: new ServerConfiguration<Record<string, never>>(server, {}),
         authMethods: { default: kc },
         httpApi,
-        middleware: [setHeaderMiddleware("User-Agent", o.userAgent ?? "replicore-operator")],
+        middleware: [setHeaderMiddleware("User-Agent", userAgent)],
       }),
     );
-  return { kc, core: make(CoreV1Api), custom: make(CustomObjectsApi) };
+  return { kc, core: make(CoreV1Api), custom: make(CustomObjectsApi), raw: rawRequests(kc, httpApi, userAgent) };
 }
 
 /** client-node picks application/json-patch+json for every patch unless told otherwise. */

@@ -65,7 +65,7 @@ export class Metrics {
   /** Set by the Deployment controller once its informers exist (labels prefixed "deployment/"). */
   deploymentCacheSizes: () => Record<string, number> = () => ({});
   readonly cached = (() => {
-    const sizes = (): Record<string, number> => ({ ...this.cacheSizes(), ...this.deploymentCacheSizes() });
+    const sizes = (): Record<string, number> => ({ ...this.cacheSizes(), ...this.deploymentCacheSizes(), ...this.hpaCacheSizes() });
     return new Gauge({
       name: "replicore_informer_objects",
       help: "Objects in the informers' caches",
@@ -100,12 +100,41 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  // The HorizontalPodAutoscaler controller's own.
+  readonly hpaSyncs = new Counter({ name: "replicore_hpa_syncs_total", help: "Syncs of an HPA, by result (ok, error: the engine's sync ended with an error; aborted)", labelNames: ["result"] as const, registers: [this.registry] });
+  readonly hpaSyncDuration = new Histogram({
+    name: "replicore_hpa_sync_duration_seconds",
+    help: "Duration of one sync of an HPA (the engine's steps and their API and metrics calls)",
+    labelNames: ["result"] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+  readonly hpaQueueDepth = new Gauge({ name: "replicore_hpa_workqueue_depth", help: "HPA keys ready in the work queue", registers: [this.registry] });
+  readonly hpaCalls = new Counter({
+    name: "replicore_hpa_api_calls_total",
+    help: "Calls the engine's HPA syncs asked for (resolveTarget, getScale, listPods, fetchMetric, updateScale, updateStatus), by result",
+    labelNames: ["call", "result"] as const,
+    registers: [this.registry],
+  });
+  readonly hpaDesiredReplicas = new Gauge({
+    name: "replicore_hpa_desired_replicas",
+    help: "The replica count each HPA's last sync wanted (status.desiredReplicas), by namespace and HPA",
+    labelNames: ["namespace", "hpa"] as const,
+    registers: [this.registry],
+  });
+  readonly hpaRescales = new Counter({ name: "replicore_hpa_rescales_total", help: "Scale writes an HPA sync made", labelNames: ["direction"] as const, registers: [this.registry] });
+  readonly hpaAutoscalers = new Gauge({ name: "replicore_hpa_autoscalers", help: "HPAs the controller knows (its selector registry)", registers: [this.registry] });
+  readonly hpaMemoryWrites = new Counter({ name: "replicore_hpa_memory_writes_total", help: "Writes of the memory annotation (--hpa-memory annotation), by result", labelNames: ["result"] as const, registers: [this.registry] });
+  /** Set by the HPA controller once its informers exist (labels prefixed "hpa/"). */
+  hpaCacheSizes: () => Record<string, number> = () => ({});
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
     for (const r of ["ok", "error"]) {
       this.creates.inc({ result: r }, 0);
       this.deletes.inc({ result: r }, 0);
       this.deploymentSyncs.inc({ result: r }, 0);
+      this.hpaSyncs.inc({ result: r }, 0);
     }
   }
 }

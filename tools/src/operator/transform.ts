@@ -4,7 +4,7 @@
 // (managedFields, container specs, volumes, IPs); client-go's informers strip them
 // the same way (SetTransform, kube-controller-manager's managedFields trimming).
 
-import { podFields, type FieldTree } from "replicore";
+import { hpaPodFields, podFields, type FieldTree } from "replicore";
 
 function pick(value: unknown, tree: FieldTree): unknown {
   if (tree === true || value === null || typeof value !== "object") return value;
@@ -34,10 +34,29 @@ export function keepFields<T>(tree: FieldTree): (o: T) => T {
   };
 }
 
-let podTransform: ((o: unknown) => unknown) | undefined;
+/** Both trees' fields (a field read whole by either is kept whole). */
+export function unionFields(a: FieldTree, b: FieldTree): FieldTree {
+  if (a === true || b === true) return true;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (Array.isArray(a) && Array.isArray(b)) return [unionFields(a[0] as FieldTree, b[0] as FieldTree)];
+    return true;
+  }
+  const out: Record<string, FieldTree> = { ...a };
+  for (const [k, v] of Object.entries(b)) out[k] = out[k] === undefined ? v : unionFields(out[k] as FieldTree, v);
+  return out as FieldTree;
+}
 
-/** The pod informer's transform. */
+let podTransform: ((o: unknown) => unknown) | undefined;
+let sharedPodTransform: ((o: unknown) => unknown) | undefined;
+
+/** The pod informer's transform (the ReplicaSet and Deployment engines' fields). */
 export function trimPod<T>(pod: T): T {
   podTransform ??= keepFields<unknown>(podFields());
   return podTransform(pod) as T;
+}
+
+/** The transform of a pod informer the autoscaler reads too: its fields kept as well. */
+export function trimPodForAll<T>(pod: T): T {
+  sharedPodTransform ??= keepFields<unknown>(unionFields(podFields(), hpaPodFields()));
+  return sharedPodTransform(pod) as T;
 }

@@ -58,3 +58,31 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
     }
   }
 }
+
+/** What {@link countedWorkers} counts a controller's syncs in. */
+export interface SyncCounters {
+  /** errors_total{where}: a sync that threw. */
+  errors: { inc(labels: { where: string }): void };
+  where: string;
+  /** Syncs and their durations, by result. */
+  syncs: { inc(labels: { result: string }): void };
+  duration: { observe(labels: { result: string }, seconds: number): void };
+}
+
+/** `n` workers whose syncs are counted and timed by result, and whose thrown errors are counted under `where`. */
+export function countedWorkers(n: number, o: Omit<WorkerOptions, "id" | "failed" | "observe">, c: SyncCounters): Promise<void>[] {
+  return Array.from({ length: n }, (_, id) =>
+    runWorker({
+      ...o,
+      id,
+      failed: (e) => {
+        c.errors.inc({ where: c.where });
+        return e instanceof Error ? e.message : String(e);
+      },
+      observe: (result, seconds) => {
+        c.syncs.inc({ result });
+        c.duration.observe({ result }, seconds);
+      },
+    }),
+  );
+}

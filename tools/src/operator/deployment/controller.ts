@@ -10,14 +10,14 @@ import type { KubernetesListObject, V1Pod } from "@kubernetes/client-node";
 import { strategicMergePatch, type Json } from "../../devserver/patch.js";
 import type { Access } from "../access.js";
 import { keysForPodDeleted, keysForReplicaSetEvent, queueAction, readsPods, runSync, type ApiCall, type ApiResult, type DeploymentKinds, type KubeObject, type SyncDone } from "./engine.js";
-import { Informer, type InformerEvent } from "../informer.js";
+import { controllerInformer, type Informer, type InformerEvent } from "../informer.js";
 import { apiError, patchOptions, type Clients, type OwnerResource } from "../kube.js";
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
 import { ControllerRateLimiter, WorkQueue, type RateLimiterOptions } from "../queue.js";
 import { EventRecorder } from "../recorder.js";
 import { trimPod } from "../transform.js";
-import { NotLeader, runWorker } from "../worker.js";
+import { countedWorkers, NotLeader } from "../worker.js";
 
 export interface DeploymentControllerOptions {
   /** The controller's own client: its writes, live reads and events. */
@@ -39,6 +39,8 @@ export interface DeploymentControllerOptions {
   rateLimits?: RateLimiterOptions;
   watchBackoffMs?: { min: number; max: number };
   access?: Access;
+  /** What its own pod cache keeps of a pod (default: the fields the engine reads, ../transform.ts). */
+  podTransform?: (pod: V1Pod) => V1Pod;
 }
 
 /** The event source kube-controller-manager's Deployment controller records as. */
@@ -79,29 +81,24 @@ export class DeploymentController {
 
   private informer(name: string, r: OwnerResource | "pods", onEvent: (e: InformerEvent<KubeObject>) => void): Informer<KubeObject> {
     const { kc, core, custom } = this.o.informerClients ?? this.o.clients;
-    const backoff = this.o.watchBackoffMs ?? { min: 200, max: 5000 };
     const path = r === "pods" ? "/api/v1/pods" : `/apis/${r.group}/${r.version}/${r.plural}`;
     const list =
       r === "pods"
         ? async () => (await core.listPodForAllNamespaces()) as unknown as KubernetesListObject<KubeObject>
         : async () => (await custom.listClusterCustomObject({ group: r.group, version: r.version, plural: r.plural })) as KubernetesListObject<KubeObject>;
-    return new Informer<KubeObject>({
-      name: `deployment-controller/${name}`,
-      kc,
-      path,
-      list,
-      // The pods keep only the fields the engine reads, as the ReplicaSet controller's.
-      ...(r === "pods" && !process.env["REPLICORE_NO_POD_TRANSFORM"] ? { transform: (p: KubeObject) => trimPod(p as V1Pod) as KubeObject } : {}),
-      log: this.o.log,
-      onEvent,
-      onError: (err) => {
-        this.o.metrics.errors.inc({ where: "watch" });
-        this.o.access?.observeWatchError(err, path);
+    return controllerInformer<KubeObject>(
+      {
+        name: `deployment-controller/${name}`,
+        kc,
+        path,
+        list,
+        // The pods keep only the fields the engine reads, as the ReplicaSet controller's.
+        ...(r === "pods" && !process.env["REPLICORE_NO_POD_TRANSFORM"] ? { transform: (p: KubeObject) => (this.o.podTransform ?? trimPod)(p as V1Pod) as KubeObject } : {}),
+        log: this.o.log,
+        onEvent,
       },
-      onWatching: () => this.o.access?.watching(path),
-      minBackoffMs: backoff.min,
-      maxBackoffMs: backoff.max,
-    });
+      { errors: this.o.metrics.errors, access: this.o.access, backoffMs: this.o.watchBackoffMs },
+    );
   }
 
   /**
@@ -129,6 +126,11 @@ export class DeploymentController {
     const rk = this.o.replicaSet.kind;
     this.o.metrics.deploymentCacheSizes = () => (shared ? { [dk]: d.size() } : { [dk]: d.size(), [`deployment/${rk}`]: rs.size(), "deployment/Pod": p.size() });
     this.o.log.info("deployment caches synced", { deployments: d.size(), replicaSets: rs.size(), sharedWithReplicaSetController: shared !== undefined });
+  }
+
+  /** The pod informer, once started (its own or the shared one), for a controller that shares its cache. */
+  podInformer(): Informer<KubeObject> | undefined {
+    return this.pods;
   }
 
   /** Stops the informers this controller started (shared ones are their owner's to stop). */
@@ -192,33 +194,20 @@ export class DeploymentController {
 
   startWorkers(): void {
     for (const d of this.deployments?.items() ?? []) this.queue.add(`${nsOf(d)}/${d.metadata?.name ?? ""}`);
-    for (let i = 0; i < this.o.workers; i++) this.workers.push(this.worker(i));
+    const m = this.o.metrics;
+    this.workers.push(
+      ...countedWorkers(
+        this.o.workers,
+        { queue: this.queue, log: this.o.log, what: "deployment sync", thrown: "aborted", sync: (k) => this.sync(k), ...(this.o.leaderInfo ? { leaderInfo: this.o.leaderInfo } : {}) },
+        { errors: m.errors, where: "deployment-sync", syncs: m.deploymentSyncs, duration: m.deploymentSyncDuration },
+      ),
+    );
   }
 
   /** Stops taking keys and waits for the syncs in flight. */
   async drainWorkers(): Promise<void> {
     this.queue.shutDown();
     await Promise.allSettled(this.workers);
-  }
-
-  private worker(id: number): Promise<void> {
-    return runWorker({
-      id,
-      queue: this.queue,
-      log: this.o.log,
-      what: "deployment sync",
-      thrown: "aborted",
-      sync: (k) => this.sync(k),
-      failed: (e) => {
-        this.o.metrics.errors.inc({ where: "deployment-sync" });
-        return e instanceof Error ? e.message : String(e);
-      },
-      observe: (result, seconds) => {
-        this.o.metrics.deploymentSyncs.inc({ result });
-        this.o.metrics.deploymentSyncDuration.observe({ result }, seconds);
-      },
-      ...(this.o.leaderInfo ? { leaderInfo: this.o.leaderInfo } : {}),
-    });
   }
 
   /** One sync of Deployment `k`: the engine's steps, each call made here. */

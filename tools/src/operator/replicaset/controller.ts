@@ -37,6 +37,8 @@ export interface ControllerOptions {
   access?: Access;
   /** The controller's event recorder (one writing through `clients` is made when not given). */
   recorder?: EventRecorder;
+  /** What the pod cache keeps of a pod (default: the fields the engine reads, ../transform.ts). */
+  podTransform?: (pod: V1Pod) => V1Pod;
 }
 
 /** The event source kube-controller-manager's ReplicaSet controller records as. */
@@ -103,7 +105,7 @@ export class Controller {
       list: () => core.listPodForAllNamespaces(),
       // One copy of each pod, with only the fields the engine reads (whole pods with
       // REPLICORE_NO_POD_TRANSFORM=1, for tools/bench/operator.mjs's comparison).
-      ...(process.env["REPLICORE_NO_POD_TRANSFORM"] ? {} : { transform: trimPod }),
+      ...(process.env["REPLICORE_NO_POD_TRANSFORM"] ? {} : { transform: this.o.podTransform ?? trimPod }),
       log: this.o.log,
       onEvent: (e) => this.podEvent(e as InformerEvent<Pod>),
       onError: (err) => this.watchFailed(err, "/api/v1/pods"),
