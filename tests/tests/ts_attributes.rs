@@ -33,12 +33,16 @@ const READ_BY_TS_RS: [&str; 17] = [
 ];
 
 /// Keys ts-rs ignores that cannot change a declaration, and why.
-const IGNORED_WITH_A_REASON: [(&str, &str); 5] = [
+const IGNORED_WITH_A_REASON: [(&str, &str); 6] = [
     (
         "deserialize_with",
         "how input is read; the JSON written is unchanged",
     ),
     ("alias", "another name accepted when reading"),
+    (
+        "skip_deserializing",
+        "a field not read back; the JSON written, which the declaration describes, has it",
+    ),
     ("from", "a wire form read, then converted"),
     ("try_from", "a wire form read, then converted"),
     (
