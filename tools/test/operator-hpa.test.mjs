@@ -56,7 +56,7 @@ function hpa(name, target, min, max, { percent = 50, behavior } = {}) {
  * name) left out, or `fail` (an HTTP status) for every request.
  */
 async function metricsProxy(target) {
-  const state = { cpuMilli: 0, missing: 0, fail: 0, asked: 0 };
+  const state = { cpuMilli: 0, missing: 0, fail: 0, asked: 0, custom: {}, external: {}, customAsked: [] };
   const server = createServer((req, res) => {
     const url = new URL(req.url, "http://stub");
     const m = /^\/apis\/metrics\.k8s\.io\/v1beta1\/namespaces\/([^/]+)\/pods$/.exec(url.pathname);
@@ -72,6 +72,15 @@ async function metricsProxy(target) {
           res.end(String(e));
         },
       );
+      return;
+    }
+    const custom = /^\/apis\/(custom|external)\.metrics\.k8s\.io\/v1beta[12]\/namespaces\/([^/]+)\/(?:pods\/\*\/)?([^/]+)$/.exec(url.pathname);
+    if (custom) {
+      state.customAsked.push(`${custom[1]} ${url.pathname}`);
+      void customMetrics(target, state, custom[1], custom[2], custom[3], url.searchParams.get("labelSelector") ?? "").then(([status, body]) => {
+        res.writeHead(status, { "Content-Type": "application/json" });
+        res.end(JSON.stringify(body));
+      });
       return;
     }
     const t = new URL(target);
@@ -113,6 +122,32 @@ async function podMetrics(target, state, ns, selector) {
     containers: [{ name: "main", usage: { cpu: `${each}m`, memory: "10Mi" } }],
   }));
   return [200, { kind: "PodMetricsList", apiVersion: "metrics.k8s.io/v1beta1", metadata: {}, items }];
+}
+
+/**
+ * custom.metrics.k8s.io (every pod's METRIC, `pods/*` in the path: `state.custom[METRIC]`
+ * in milli-units shared by the selected Running pods, one MetricValue each) and
+ * external.metrics.k8s.io (`METRIC`: one value, `state.external[METRIC]`, its
+ * `metricLabels` left empty as some adapters answer), in the lists those APIs answer.
+ */
+async function customMetrics(target, state, api, ns, metric, selector) {
+  const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+  if (api === "external") {
+    if (!(metric in state.external)) return [404, { kind: "Status", apiVersion: "v1", status: "Failure", code: 404, reason: "NotFound", message: `no metric ${metric}` }];
+    return [200, { kind: "ExternalMetricValueList", apiVersion: "external.metrics.k8s.io/v1beta1", metadata: {}, items: [{ metricName: metric, metricLabels: {}, timestamp: now, value: `${state.external[metric]}m` }] }];
+  }
+  const q = selector ? `?labelSelector=${encodeURIComponent(selector)}` : "";
+  const list = await (await fetch(`${target}/api/v1/namespaces/${ns}/pods${q}`)).json();
+  const running = list.items.filter((p) => p.status?.phase === "Running" && !p.metadata.deletionTimestamp);
+  const each = running.length === 0 ? 0 : Math.round((state.custom[metric] ?? 0) / running.length);
+  const items = running.map((p) => ({
+    describedObject: { kind: "Pod", namespace: ns, name: p.metadata.name, apiVersion: "/v1" },
+    metric: { name: metric },
+    timestamp: now,
+    windowSeconds: 30,
+    value: `${each}m`,
+  }));
+  return [200, { kind: "MetricValueList", apiVersion: "custom.metrics.k8s.io/v1beta2", metadata: {}, items }];
 }
 
 /** Samples the Deployment's spec.replicas every 25 ms: [{at, replicas}] (changes only). */
@@ -401,4 +436,55 @@ test("against the dev server's own metrics API (its load model): its 503 fault h
     s.seen.map((x) => x.replicas),
     [2, 4, 2],
   );
+});
+
+test("custom and external metrics on a ReplicaSet: the operator asks custom.metrics.k8s.io and external.metrics.k8s.io as upstream's clients do, scales the ReplicaSet's scale subresource by the larger proposal, and a missing external metric is the HPA's error", async () => {
+  const { api, stub, op } = await start(["--no-leader-elect", "--horizontal-pod-autoscaler-sync-period", "1s"]);
+  const rsPath = (name = "") => `/apis/apps/v1/namespaces/cm/replicasets${name ? `/${name}` : ""}`;
+  await api.post(rsPath(), {
+    apiVersion: "apps/v1",
+    kind: "ReplicaSet",
+    metadata: { name: "queue" },
+    spec: { replicas: 2, selector: { matchLabels: { app: "queue" } }, template: { metadata: { labels: { app: "queue" } }, spec: { containers: [{ name: "main", image: "worker" }] } } },
+  });
+  await waitFor(async () => (await pods(api, "cm", "app=queue")).filter((p) => p.status?.phase === "Running").length === 2, "2 running pods");
+  // Pods metric: 10 requests a second a pod at target; External: 30 messages per pod.
+  stub.state.custom.requests_per_second = 20_000; // 20 in all: 10 a pod, at target
+  stub.state.external.queue_messages = 60_000; // 60: 2 pods at 30
+  const spec = {
+    apiVersion: "autoscaling/v2",
+    kind: "HorizontalPodAutoscaler",
+    metadata: { name: "queue" },
+    spec: {
+      scaleTargetRef: { apiVersion: "apps/v1", kind: "ReplicaSet", name: "queue" },
+      minReplicas: 1,
+      maxReplicas: 8,
+      metrics: [
+        { type: "Pods", pods: { metric: { name: "requests_per_second" }, target: { type: "AverageValue", averageValue: "10" } } },
+        { type: "External", external: { metric: { name: "queue_messages", selector: { matchLabels: { queue: "jobs" } } }, target: { type: "AverageValue", averageValue: "30" } } },
+      ],
+    },
+  };
+  await api.post("/apis/autoscaling/v2/namespaces/cm/horizontalpodautoscalers", spec);
+  const status = async () => (await api.get("/apis/autoscaling/v2/namespaces/cm/horizontalpodautoscalers/queue")).status ?? {};
+  await waitFor(async () => (await status()).currentMetrics?.length === 2, "both metrics in the status");
+  assert.equal((await api.get(rsPath("queue"))).spec.replicas, 2);
+  // The paths upstream's REST clients ask (the external one with its metric selector).
+  assert.ok(stub.state.customAsked.some((a) => a === "custom /apis/custom.metrics.k8s.io/v1beta2/namespaces/cm/pods/*/requests_per_second"), stub.state.customAsked.join("\n"));
+  assert.ok(stub.state.customAsked.some((a) => a === "external /apis/external.metrics.k8s.io/v1beta1/namespaces/cm/queue_messages"), stub.state.customAsked.join("\n"));
+
+  // The queue grows to 150 messages: 5 pods by the external metric, 2 by the Pods one;
+  // the larger wins, capped by the legacy scale-up limit (max(2 × 2, 4) = 4), then 5.
+  stub.state.external.queue_messages = 150_000;
+  await waitFor(async () => (await api.get(rsPath("queue"))).spec.replicas === 5, "the ReplicaSet scaled to 5 by the external metric", 60000);
+  const s = await status();
+  const external = s.currentMetrics.find((m) => m.type === "External");
+  assert.equal(external.external.metric.name, "queue_messages");
+  assert.ok(["30", "37500m", "50", "75"].includes(external.external.current.averageValue), JSON.stringify(external));
+  assert.ok(op.find("hpa synced", { key: "cm/queue" }).length > 0);
+
+  // The external metric gone: ScalingActive False (FailedGetExternalMetric), no scale change.
+  delete stub.state.external.queue_messages;
+  await waitFor(async () => (await status()).conditions?.some((c) => c.type === "ScalingActive" && c.status === "False" && c.reason === "FailedGetExternalMetric"), "ScalingActive False FailedGetExternalMetric");
+  assert.equal((await api.get(rsPath("queue"))).spec.replicas, 5);
 });

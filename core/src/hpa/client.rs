@@ -275,14 +275,21 @@ pub fn metric_response(query: &MetricQuery, answers: &[Value], pods: &[HpaPod]) 
                 None => Selector::All(Vec::new()),
                 Some(s) => Selector::compile(Some(s)).unwrap_or(Selector::Nothing),
             };
-            let chosen: Vec<&Value> =
+            // The API applied the selector: upstream reads every item it answers. Among
+            // several answers (a snapshot's files), the items whose labels match are
+            // the query's; items without matching labels (an adapter that leaves
+            // `metricLabels` empty) are still the answer when none match.
+            let named: Vec<&Value> =
                 items(answers, "ExternalMetricValueList", "ExternalMetricValue")
                     .into_iter()
-                    .filter(|i| {
-                        text(i, &["metricName"]) == Some(metric)
-                            && sel.matches(labels(i, &["metricLabels"]).as_ref())
-                    })
+                    .filter(|i| text(i, &["metricName"]) == Some(metric))
                     .collect();
+            let labelled: Vec<&Value> = named
+                .iter()
+                .copied()
+                .filter(|i| sel.matches(labels(i, &["metricLabels"]).as_ref()))
+                .collect();
+            let chosen = if labelled.is_empty() { named } else { labelled };
             if chosen.is_empty() {
                 return failed(match api_error(answers, api) {
                     Some(e) => format!("unable to fetch metrics from external metrics API: {e}"),
@@ -444,6 +451,37 @@ mod tests {
         assert_eq!(
             none.error.as_deref(),
             Some("no metrics returned from resource metrics API")
+        );
+    }
+
+    #[test]
+    fn h101_external_items_without_labels_are_the_answer_to_the_selector() {
+        let q: MetricQuery = serde_json::from_value(serde_json::json!({
+            "api": "external", "namespace": "ns", "metric": "queue",
+            "metricSelector": {"matchLabels": {"queue": "jobs"}}
+        }))
+        .unwrap_or_else(|e| panic!("{e}"));
+        let list = |items: serde_json::Value| {
+            vec![serde_json::json!({"kind": "ExternalMetricValueList", "items": items})]
+        };
+        // An adapter that leaves metricLabels empty: upstream sums what it answered.
+        let bare = list(serde_json::json!([
+            {"metricName": "queue", "metricLabels": {}, "value": "60"},
+            {"metricName": "queue", "value": "15"}
+        ]));
+        assert_eq!(
+            metric_response(&q, &bare, &[]).external_values,
+            Some(vec![60_000, 15_000])
+        );
+        // Labelled items: the ones the selector matches are the query's.
+        let labelled = list(serde_json::json!([
+            {"metricName": "queue", "metricLabels": {"queue": "jobs"}, "value": "7"},
+            {"metricName": "queue", "metricLabels": {"queue": "mail"}, "value": "9"},
+            {"metricName": "other", "metricLabels": {"queue": "jobs"}, "value": "1"}
+        ]));
+        assert_eq!(
+            metric_response(&q, &labelled, &[]).external_values,
+            Some(vec![7_000])
         );
     }
 }
