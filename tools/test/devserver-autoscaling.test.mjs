@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cli, repo } from "./helpers.mjs";
-import { devServer, kubectlIn, kubectlPath, waitFor } from "./operator-helpers.mjs";
+import { devServer, kubectlIn, kubectlMinor, kubectlPath, waitFor } from "./operator-helpers.mjs";
 
 const servers = [];
 const children = [];
@@ -400,7 +400,7 @@ describe("metrics.k8s.io from the kubelet's load model", () => {
 
 const kubectl = kubectlPath();
 
-test("kubectl 1.20: autoscale, get hpa, describe hpa, top pods, top nodes", { skip: kubectl ? false : "no kubectl (run scripts/setup.sh)" }, async () => {
+test("kubectl (Debian's 1.20, or KUBECTL): autoscale, get hpa, describe hpa, top pods, top nodes", { skip: kubectl ? false : "no kubectl (run scripts/setup.sh)" }, async () => {
   const tmp = mkdtempSync(join(tmpdir(), "replicore-autoscaling-"));
   const { ok } = kubectlIn(kubectl, tmp, 30000);
   const server = spawn(process.execPath, [cli, "dev-server", "--port", "0", "--kubelet", "--load", "default/app=web=600", "--kubeconfig-out", join(tmp, "kubeconfig")], {
@@ -447,7 +447,8 @@ ${container("      ")}`;
   assert.match(top, /^web-b\s+300m\s+32Mi\s*$/m);
   // The kubelet's nodes (4 CPUs each): the pods' sum, as a percentage of allocatable.
   const nodes = ok("top", "nodes");
-  assert.match(nodes, /^NAME\s+CPU\(cores\)\s+CPU\(%\)\s+MEMORY\(bytes\)\s+MEMORY\(%\)\s*$/m);
+  // kubectl 1.20 heads the percentages CPU% and MEMORY%, later ones CPU(%) and MEMORY(%).
+  assert.match(nodes, /^NAME\s+CPU\(cores\)\s+CPU(?:%|\(%\))\s+MEMORY\(bytes\)\s+MEMORY(?:%|\(%\))\s*$/m);
   assert.match(nodes, /^node-1\s+300m\s+7%\s+32Mi\s+0%\s*$/m);
   assert.match(nodes, /^node-3\s+0m\s+0%\s+0Mi\s+0%\s*$/m);
   await fetch(`${url}/_replicore/load`, { method: "PUT", body: JSON.stringify({ loads: [{ namespace: "default", selector: "app=web", curve: { kind: "step", from: 100, to: 100, atSeconds: 0 } }] }) });
@@ -464,7 +465,15 @@ ${container("      ")}`;
   assert.equal(put.status, 200);
   assert.match(ok("get", "hpa"), /^web\s+Deployment\/web\s+cpu: 75%\/50%\s+2\s+10\s+2\s+\S+\s*$/m);
   const described = ok("describe", "hpa", "web");
-  assert.match(described, /resource cpu on pods\s+\(as a percentage of request\):\s+75% \(150m\) \/ 50%/);
-  assert.match(described, /^\s+AbleToScale\s+True\s+ReadyForNewScale\s+recommended size matches current size\s*$/m);
+  if (kubectlMinor(kubectl) >= 23) {
+    assert.match(described, /resource cpu on pods\s+\(as a percentage of request\):\s+75% \(150m\) \/ 50%/);
+    assert.match(described, /^\s+AbleToScale\s+True\s+ReadyForNewScale\s+recommended size matches current size\s*$/m);
+  } else {
+    // kubectl 1.20 describes through autoscaling/v1 (its v2beta2 is not served): the
+    // current utilization and the conditions in their annotation.
+    assert.match(described, /^Current CPU utilization:\s+75%$/m);
+    assert.match(described, /^Target CPU utilization:\s+50%$/m);
+    assert.match(described, /autoscaling\.alpha\.kubernetes\.io\/conditions:\s*\n\s+\[\{"type":"AbleToScale","status":"True","lastTransitionTime":"2026-11-27T15:00:00Z","reason":"ReadyForNewScale"/);
+  }
   process.stdout.write(`kubectl get hpa:\n${table}kubectl top pods:\n${top}kubectl describe hpa web:\n${described}`);
 });

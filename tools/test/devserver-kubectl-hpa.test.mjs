@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { client, devServerProcess, kubectlIn, kubectlPath, operator, waitFor } from "./operator-helpers.mjs";
+import { client, devServerProcess, kubectlIn, kubectlMinor, kubectlPath, operator, waitFor } from "./operator-helpers.mjs";
 
 const kubectl = kubectlPath();
 const tmp = mkdtempSync(join(tmpdir(), "replicore-kubectl-hpa-"));
@@ -98,8 +98,16 @@ test("kubectl autoscale with the operator: load up, get hpa shows the replicas r
   assert.match(described, /^Reference:\s+Deployment\/web$/m);
   assert.match(described, /^Min replicas:\s+2$/m);
   assert.match(described, /^Max replicas:\s+10$/m);
-  assert.match(described, /^\s+AbleToScale\s+True\s+\S+/m);
-  assert.match(described, /^\s+ScalingActive\s+True\s+ValidMetricFound\s+the HPA was able to successfully calculate a replica count from cpu resource utilization \(percentage of request\)$/m);
+  if (kubectlMinor(kubectl) >= 23) {
+    assert.match(described, /^\s+AbleToScale\s+True\s+\S+/m);
+    assert.match(described, /^\s+ScalingActive\s+True\s+ValidMetricFound\s+the HPA was able to successfully calculate a replica count from cpu resource utilization \(percentage of request\)$/m);
+  } else {
+    // kubectl 1.20 reads autoscaling/v1: the target, the current utilization, and the
+    // conditions in their annotation.
+    assert.match(described, /^Target CPU utilization:\s+50%$/m);
+    assert.match(described, /^Current CPU utilization:\s+\d+%$/m);
+    assert.match(described, /autoscaling\.alpha\.kubernetes\.io\/conditions:\s*\n\s+\[\{"type":"AbleToScale","status":"True"/);
+  }
   assert.match(described, /SuccessfulRescale\s+.*New size: 4; reason: cpu resource utilization \(percentage of request\) above target/);
   // The last step up may carry no reason, as upstream's: the metric proposed no more than
   // the current count (new pods' samples not used yet) and the window's earlier

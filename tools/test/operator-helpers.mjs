@@ -215,6 +215,18 @@ export function kubectlPath() {
 }
 
 /**
+ * The minor version of a kubectl client (20 for Debian's 1.20). kubectl before 1.23
+ * describes an HPA through autoscaling/v2beta2, which a v1.36 API server (and the dev
+ * server) no longer serves, so it falls back to v1: the conditions then show only in
+ * the `autoscaling.alpha.kubernetes.io/conditions` annotation.
+ */
+export function kubectlMinor(kubectl) {
+  const r = spawnSync(kubectl, ["version", "--client", "-o", "json"], { encoding: "utf8", timeout: 30000 });
+  const minor = Number.parseInt(JSON.parse(r.stdout || "{}").clientVersion?.minor ?? "", 10);
+  return Number.isFinite(minor) ? minor : 0;
+}
+
+/**
  * kubectl with the kubeconfig `dir/kubeconfig` (and its cache in `dir`): `k(...args)`
  * returns the process's result, `ok(...args)` asserts exit 0 and returns stdout.
  * Synchronous: for a dev server in another process.
