@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cli, repo } from "./helpers.mjs";
-import { devServer, kubectlIn, kubectlMinor, kubectlPath, waitFor } from "./operator-helpers.mjs";
+import { devServer, kubectlIn, kubectlMinor, kubectlPath, waitFor, WEB_YAML } from "./operator-helpers.mjs";
 
 const servers = [];
 const children = [];
@@ -415,23 +415,8 @@ test("kubectl (Debian's 1.20, or KUBECTL): autoscale, get hpa, describe hpa, top
   });
   const container = (indent) =>
     ["containers:", "- name: app", "  image: nginx", "  resources:", "    requests:", "      cpu: 200m", "      memory: 64Mi"].map((l) => `${indent}${l}\n`).join("");
-  const deployment = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: 2
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-${container("      ")}`;
   const pods = ["web-a", "web-b"].map((name) => `---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\n  labels:\n    app: web\nspec:\n${container("  ")}`);
-  writeFileSync(join(tmp, "web.yaml"), deployment + pods.join(""));
+  writeFileSync(join(tmp, "web.yaml"), WEB_YAML + pods.join(""));
   ok("create", "-f", join(tmp, "web.yaml"));
   assert.match(ok("autoscale", "deploy", "web", "--cpu-percent=50", "--min=2", "--max=10"), /^horizontalpodautoscaler.autoscaling\/web autoscaled$/m);
   const table = ok("get", "hpa");

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { client, devServerProcess, kubectlIn, kubectlMinor, kubectlPath, operator, waitFor } from "./operator-helpers.mjs";
+import { client, devServerProcess, kubectlIn, kubectlMinor, kubectlPath, operator, waitFor, WEB_YAML } from "./operator-helpers.mjs";
 
 const kubectl = kubectlPath();
 const tmp = mkdtempSync(join(tmpdir(), "replicore-kubectl-hpa-"));
@@ -18,28 +18,6 @@ after(async () => {
   for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
 });
 
-const WEB_YAML = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: 2
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-      - name: app
-        image: nginx
-        resources:
-          requests:
-            cpu: 200m
-            memory: 64Mi
-`;
 
 /** The load of every `app=web` pod together, in millicores, from now on. */
 async function setLoad(url, millis) {

@@ -214,6 +214,30 @@ export function kubectlPath() {
   return undefined;
 }
 
+/** A Deployment `web` of 2 pods (`app: web`) requesting 200m of CPU and 64Mi each, as kubectl applies it. */
+export const WEB_YAML = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 2
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+      - name: app
+        image: nginx
+        resources:
+          requests:
+            cpu: 200m
+            memory: 64Mi
+`;
+
 /**
  * The minor version of a kubectl client (20 for Debian's 1.20). kubectl before 1.23
  * describes an HPA through autoscaling/v2beta2, which a v1.36 API server (and the dev
