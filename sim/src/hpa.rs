@@ -39,6 +39,7 @@ use replicore::rng::Rng;
 use replicore::time::Time;
 
 use super::clock::{Ms, Phase};
+use super::deployment::SimLane;
 use super::scenario::{ScenarioHpa, DEFAULT_IMAGE};
 use super::trace::What;
 use super::{Ev, Simulator, EVENTS_CAPACITY, HISTORY_CAPACITY};
@@ -285,13 +286,9 @@ impl Simulator {
         Ok(())
     }
 
-    /// The Deployment's pods in the API server (what the kubelets report), not
-    /// terminating, oldest first.
-    fn deployment_pods(&self) -> Vec<&Pod> {
-        let Some(d) = self.deployment() else {
-            return Vec::new();
-        };
-        let lanes = self.lanes(d);
+    /// The pods of the Deployment's ReplicaSets (`lanes`) in the API server (what the
+    /// kubelets report), not terminating, oldest first.
+    fn deployment_pods(&self, lanes: &[SimLane]) -> Vec<&Pod> {
         let uids: Vec<&str> = lanes
             .iter()
             .filter_map(|l| self.api.owners.get(&l.key))
@@ -340,8 +337,10 @@ impl Simulator {
         let top = loads.iter().copied().fold(0.0, f64::max);
 
         // What the kubelets report: the metrics' answers, one per spec.
+        // The Deployment's ReplicaSets, read once for the pods and the replica counts.
+        let lanes = self.deployment().map(|d| self.lanes(d)).unwrap_or_default();
         let truth: Vec<(String, Stage)> = self
-            .deployment_pods()
+            .deployment_pods(&lanes)
             .into_iter()
             .map(|p| (p.metadata.name.clone(), stage_of(p)))
             .collect();
@@ -363,14 +362,12 @@ impl Simulator {
                 })
                 .collect()
         };
-        let (new_replicas, old_replicas) = self.deployment().map_or((0, 0), |d| {
-            self.lanes(d).iter().fold((0, 0), |(n, o), l| {
-                if l.new {
-                    (n + l.desired, o)
-                } else {
-                    (n, o + l.desired)
-                }
-            })
+        let (new_replicas, old_replicas) = lanes.iter().fold((0, 0), |(n, o), l| {
+            if l.new {
+                (n + l.desired, o)
+            } else {
+                (n, o + l.desired)
+            }
         });
         let namespace = h.hpa.metadata.namespace.clone();
         let listed: Arc<Vec<HpaPod>> = Arc::new(
