@@ -15,11 +15,10 @@
 // OPERATOR_NODE_ARGS (Node flags of the operator; default: the `node` command's flags in
 // tools/deploy/deployment.yaml, the shipped V8 heap sizing; "none" for Node's defaults).
 import { execFileSync, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { DevServer } from "../dist/devserver/server.js";
 import { shippedNodeCommand } from "../test/operator-helpers.mjs";
+import { cpuSeconds, freePort, mib, rssBytes, sleep, waitFor as waitUntil } from "./proc.mjs";
 
 const env = (k, d) => (process.env[k] === undefined || process.env[k] === "" ? d : Number(process.env[k]));
 const PODS = env("PODS", 10000);
@@ -35,44 +34,8 @@ const TIMEOUT_MS = env("TIMEOUT_SECONDS", 600) * 1000;
 const cli = process.env.OPERATOR_CLI ?? fileURLToPath(new URL("../dist/cli.js", import.meta.url));
 const NS = "bench";
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const mib = (bytes) => Math.round(bytes / 1048576);
 
-/** User + system CPU seconds of a process. */
-function cpuSeconds(pid) {
-  try {
-    const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-    return (Number(f[11]) + Number(f[12])) / 100;
-  } catch {
-    return 0;
-  }
-}
-
-function rssBytes(pid) {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return m ? Number(m[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-
-async function freePort() {
-  const s = createServer();
-  await new Promise((r) => s.listen(0, "127.0.0.1", r));
-  const { port } = s.address();
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
-async function waitFor(fn, what) {
-  const until = performance.now() + TIMEOUT_MS;
-  for (;;) {
-    if (await fn()) return;
-    if (performance.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
+const waitFor = (fn, what) => waitUntil(fn, what, TIMEOUT_MS);
 
 /** The operator's metrics as {name{labels}: value}. */
 async function metrics(url) {

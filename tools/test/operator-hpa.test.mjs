@@ -231,7 +231,11 @@ test("an HPA on a Deployment: up from its pods' CPU to max (the legacy cap on th
     s.seen.every((x) => x.replicas >= 2 && x.replicas <= 6),
     `never outside 2..6: ${JSON.stringify(s.seen.map((x) => x.replicas))}`,
   );
-  const downEvent = (await hpaEvents(api, "auto", "web")).find((e) => e.reason === "SuccessfulRescale" && /^New size: 2; reason: All metrics below target$/.test(e.message));
+  // Events are written after the scale, from the recorder's queue: wait for it.
+  const downEvent = await waitFor(
+    async () => (await hpaEvents(api, "auto", "web")).find((e) => e.reason === "SuccessfulRescale" && /^New size: 2; reason: All metrics below target$/.test(e.message)),
+    "a SuccessfulRescale event to 2",
+  );
   assert.ok(downEvent, "a SuccessfulRescale event to 2");
 
   // Its own metrics, client and shared pod cache.

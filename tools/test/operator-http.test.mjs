@@ -109,3 +109,28 @@ test("the gate lets `limit` holders in and the others in the order they came", a
   await Promise.all(waiting);
   assert.deepEqual(order, [1, 2, 3]);
 });
+
+// A created object's name and resourceVersion, read from the answer's text without
+// parsing it whole (tools/src/operator/metadata.ts): the top-level metadata's strings
+// only, wherever metadata stands, whatever else carries a `name`.
+test("createdMeta reads the top-level metadata's name and resourceVersion from the text", async () => {
+  const { createdMeta } = await import("../dist/operator/metadata.js");
+  const apiServer = JSON.stringify({
+    kind: "Pod",
+    apiVersion: "v1",
+    metadata: { name: "web-7d9f-x2k4q", generateName: "web-7d9f-", namespace: "shop", resourceVersion: "4711", labels: { name: "label" }, ownerReferences: [{ name: "web-7d9f", uid: "u" }], managedFields: [{ manager: "m", fieldsV1: { "f:metadata": {} } }] },
+    spec: { containers: [{ name: "main", image: "nginx" }] },
+  });
+  assert.deepEqual(createdMeta(apiServer), { name: "web-7d9f-x2k4q", resourceVersion: "4711" });
+  // metadata last, other objects with a name or resourceVersion before it, escapes, spaces
+  const reordered = ` { "spec" : {"containers":[{"name":"c"}], "metadata": {"name": "wrong"}}, "status": {"resourceVersion": "no"},
+    "metadata": {"labels": {"resourceVersion": "no"}, "resourceVersion": "9", "name": "a\\"b\\u0041"} }`;
+  assert.deepEqual(createdMeta(reordered), { resourceVersion: "9", name: 'a"bA' });
+  assert.deepEqual(createdMeta(reordered), (({ name, resourceVersion }) => ({ resourceVersion, name }))(JSON.parse(reordered).metadata));
+  // a non-string name is not a name; an object without metadata has neither
+  assert.deepEqual(createdMeta('{"metadata":{"name":5,"resourceVersion":"1"}}'), { resourceVersion: "1" });
+  assert.deepEqual(createdMeta('{"kind":"Status"}'), {});
+  // text that is no JSON object: JSON.parse's own error
+  assert.throws(() => createdMeta("not json"), SyntaxError);
+  assert.throws(() => createdMeta('{"metadata":{"name":"x'), SyntaxError);
+});

@@ -28,6 +28,7 @@ import { loadKubeConfig, parseOwner } from "./kube.js";
 import { DEFAULT_LEASE, LeaderElector } from "./leader.js";
 import { makeLogger, type Level } from "./log.js";
 import { DEFAULT_CLIENT_RATE_LIMIT } from "./ratelimit.js";
+import { Compactor } from "./memory.js";
 import { Metrics, serveOps } from "./metrics.js";
 import { defaultConfig } from "replicore";
 
@@ -349,6 +350,7 @@ export async function operatorCommand(args: string[]): Promise<number> {
     access,
     podTransform: trimPodForAll,
   });
+  const compactor = new Compactor({ cached: () => metrics.cachedObjects(), log, compacted: () => metrics.heapCompactions.inc() });
   const startInformers = async (): Promise<void> => {
     if (runReplicaSets) await controller.startInformers();
     // Both controllers on the same ReplicaSet resource: one pod cache and one ReplicaSet cache.
@@ -356,8 +358,10 @@ export async function operatorCommand(args: string[]): Promise<number> {
     if (runDeployments) await deployments.startInformers(shared ? { pods: shared.pods, replicaSets: shared.owners } : undefined);
     // The autoscaler reads the same pod cache (kept with its fields too) when there is one.
     if (runHpas) await hpas.startInformers(shared?.pods ?? deployments.podInformer());
+    compactor.start();
   };
   const stopInformers = async (): Promise<void> => {
+    compactor.stop();
     await hpas.stopInformers();
     await controller.stopInformers();
     await deployments.stopInformers();

@@ -7,8 +7,8 @@
 // work and garbage, which is most of the operator's CPU per pod create. Watches keep
 // client-node's own path (`Watch`).
 //
-// At most MAX_IN_FLIGHT requests of one pool are on the wire at once; further ones wait
-// here. undici opens a connection for every request that finds none idle: with 1,000
+// At most MAX_IN_FLIGHT requests of one pool are on the wire at once (and as many Event
+// writes beside them, see `gates`); further ones wait here. undici opens a connection for every request that finds none idle: with 1,000
 // creates in flight the operator held 400 connections to the API server (each one a TLS
 // handshake on a real cluster, an HTTP parser, socket buffers), where
 // kube-controller-manager multiplexes its requests over one HTTP/2 connection.
@@ -67,12 +67,24 @@ export class Gate {
   }
 }
 
-const gates = new WeakMap<object, Gate>();
+/**
+ * A pool's gates: one for Event writes, one for every other request. A controller's event
+ * sink writes one event at a time and drops what its queue cannot hold meanwhile; behind
+ * hundreds of pod creates waiting at one gate, each event write waited for them all and
+ * the sink dropped most events. kube-controller-manager's event writes share the client's
+ * token bucket but not a queue: its HTTP/2 connection carries them beside the creates.
+ */
+const gates = new WeakMap<object, { events: Gate; requests: Gate }>();
 
-function gateOf(dispatcher: object): Gate {
-  let gate = gates.get(dispatcher);
-  if (!gate) gates.set(dispatcher, (gate = new Gate(MAX_IN_FLIGHT)));
-  return gate;
+/** An Event create or update (core/v1 or events.k8s.io), by its path. */
+export function isEventWrite(method: string, pathname: string): boolean {
+  return method !== "GET" && /\/events(\/[^/]+)?$/.test(pathname);
+}
+
+function gateOf(dispatcher: object, method: string, pathname: string): Gate {
+  let pair = gates.get(dispatcher);
+  if (!pair) gates.set(dispatcher, (pair = { events: new Gate(MAX_IN_FLIGHT), requests: new Gate(MAX_IN_FLIGHT) }));
+  return isEventWrite(method, pathname) ? pair.events : pair.requests;
 }
 
 /**
@@ -85,7 +97,8 @@ export async function sendDirect(req: RequestContext, fallback: (req: RequestCon
   const plainBody = body === undefined || body === null || typeof body === "string" || body instanceof Uint8Array;
   if (!hasRequest(dispatcher) || !plainBody) return fallback(req);
   const url = new URL(req.getUrl());
-  const gate = gateOf(dispatcher);
+  const method = req.getHttpMethod().toString();
+  const gate = gateOf(dispatcher, method, url.pathname);
   await gate.enter();
   let status: number;
   let headers: Record<string, string>;
@@ -94,7 +107,7 @@ export async function sendDirect(req: RequestContext, fallback: (req: RequestCon
     const res = await dispatcher.request({
       origin: url.origin,
       path: `${url.pathname}${url.search}`,
-      method: req.getHttpMethod().toString(),
+      method,
       headers: req.getHeaders(),
       body: (body ?? null) as string | Uint8Array | null,
       signal: req.getSignal() ?? null,

@@ -1,11 +1,12 @@
-// An informer on client-node's ListWatch: list, then watch from the list's
+// An informer on client-node's ListWatch (over ./watch.ts): list, then watch from the list's
 // resourceVersion; on `410 Gone` (an ERROR event or the HTTP status) ListWatch re-lists
 // and reports what changed meanwhile as adds, updates and deletes. ListWatch stops on
 // any other error (a dropped connection, a 5xx): this wrapper restarts it with backoff
 // from the last resourceVersion it saw, so no update is lost. Handlers get
 // {added | updated (with the previous object) | deleted} events.
 
-import { KubeConfig, ListWatch, Watch, type KubernetesListObject, type KubernetesObject } from "@kubernetes/client-node";
+import { KubeConfig, ListWatch, Watch as ClientNodeWatch, type KubernetesListObject, type KubernetesObject, type Watch } from "@kubernetes/client-node";
+import { StreamWatch } from "./watch.js";
 import type { Logger } from "./log.js";
 
 export type InformerEvent<T> = { type: "added"; object: T } | { type: "updated"; old: T; object: T } | { type: "deleted"; object: T };
@@ -50,7 +51,7 @@ export class Informer<T extends KubernetesObject> {
   constructor(private readonly o: InformerOptions<T>) {
     this.backoff = o.minBackoffMs ?? 200;
     this.firstSync = new Promise((r) => (this.resolveFirst = r));
-    const watch = new Watch(o.kc);
+    const watch = new (process.env["REPLICORE_CLIENT_NODE_WATCH"] ? ClientNodeWatch : StreamWatch)(o.kc) as unknown as Watch;
     const t = o.transform;
     const source = t
       ? ({

@@ -78,7 +78,7 @@ export interface RawAnswer {
 }
 
 /** A request by path (`/apis/…`) through a client: its bucket, user agent, pool and counting. */
-export type RawRequest = (method: "GET" | "PUT" | "PATCH", path: string, body?: unknown, contentType?: string) => Promise<RawAnswer>;
+export type RawRequest = (method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", path: string, body?: unknown, contentType?: string) => Promise<RawAnswer>;
 
 export interface Clients {
   kc: KubeConfig;
@@ -158,24 +158,26 @@ export function patchOptions(contentType: string): ReturnType<typeof setHeaderOp
   return setHeaderOptions("Content-Type", contentType);
 }
 
+/** An API answer's status code and body (a Status, or text) as the engine's ApiError (reason, message, code, causes). */
+export function statusError(code: number, body: unknown): ApiError {
+  if (typeof body === "string") {
+    try {
+      body = JSON.parse(body);
+    } catch {
+      /* keep the text */
+    }
+  }
+  const status = body && typeof body === "object" ? (body as Record<string, unknown>) : {};
+  const details = status["details"] && typeof status["details"] === "object" ? (status["details"] as Record<string, unknown>) : {};
+  const causes = Array.isArray(details["causes"]) ? (details["causes"] as Array<Record<string, unknown>>).map((c) => String(c["reason"] ?? "")).filter((c) => c !== "") : [];
+  const reason = typeof status["reason"] === "string" && status["reason"] !== "" ? status["reason"] : reasonForCode(code);
+  const message = typeof status["message"] === "string" ? status["message"] : typeof body === "string" && body !== "" ? body : `HTTP ${code}`;
+  return { reason, message, code, ...(causes.length ? { causes } : {}) };
+}
+
 /** Any error of a client-node call as the engine's ApiError (reason, message, code, causes). */
 export function apiError(e: unknown): ApiError {
-  if (e instanceof ApiException) {
-    let body: unknown = e.body;
-    if (typeof body === "string") {
-      try {
-        body = JSON.parse(body);
-      } catch {
-        /* keep the text */
-      }
-    }
-    const status = body && typeof body === "object" ? (body as Record<string, unknown>) : {};
-    const details = status["details"] && typeof status["details"] === "object" ? (status["details"] as Record<string, unknown>) : {};
-    const causes = Array.isArray(details["causes"]) ? (details["causes"] as Array<Record<string, unknown>>).map((c) => String(c["reason"] ?? "")).filter((c) => c !== "") : [];
-    const reason = typeof status["reason"] === "string" && status["reason"] !== "" ? status["reason"] : reasonForCode(e.code);
-    const message = typeof status["message"] === "string" ? status["message"] : typeof body === "string" && body !== "" ? body : `HTTP ${e.code}`;
-    return { reason, message, code: e.code, ...(causes.length ? { causes } : {}) };
-  }
+  if (e instanceof ApiException) return statusError(e.code, e.body);
   // A transport failure (connection refused or reset): not an API status, so not a
   // server-side timeout either (the call may or may not have happened).
   const err = e as { message?: string; cause?: { message?: string } };
