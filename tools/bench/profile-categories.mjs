@@ -8,6 +8,9 @@
 //     EVENT_SECONDS=0 SCALE_DOWN=0 node tools/bench/operator.mjs
 //   node tools/bench/profile-categories.mjs "$(ls -S /tmp/prof/*.cpuprofile | head -1)"
 //
+// A second argument FROM-TO (seconds since the profile's start) keeps the samples in that
+// window (e.g. only the creates of tools/bench/realapi.mjs).
+//
 // The profile samples wall time while the thread runs JavaScript, so its seconds are not
 // CPU seconds on a loaded machine: read the shares.
 import { readFileSync } from "node:fs";
@@ -24,17 +27,22 @@ const rules = [
   ["pod trim (transform.js)", (f, u) => u.includes("operator/transform.js")],
   ["engine in wasm", (f, u) => u.startsWith("wasm://")],
   ["wasm boundary (pod-json writers, UTF-8 encode, glue, JSON.parse of results)", (f, u) => /node\/dist\/(pod-json|json-text|api|wasm\/replicore_wasm)\.js/.test(u) || f === "encode" || f === "encodeUtf8String"],
-  ["watch decoding (client-node Watch: lines, JSON.parse)", (f, u) => u.includes("client-node/dist/watch.js") || u.includes("readline") ],
+  ["watch decoding (lines, JSON.parse: operator/watch.ts, or client-node's Watch)", (f, u) => u.includes("client-node/dist/watch.js") || u.includes("operator/watch.js") || u.includes("readline")],
   ["informer (client-node ListWatch, operator/informer.ts)", (f, u) => u.includes("client-node/dist/cache.js") || u.includes("operator/informer.js")],
   ["client-node request path (ObjectSerializer, generated API, middleware, config)", (f, u) => u.includes("client-node/dist/")],
   ["HTTP client (undici, sockets, operator/http.ts)", (f, u) => u.includes("undici/") || u.startsWith("node:net") || u.includes("operator/http.js") || f === "writev" || f === "writeLatin1String" || f === "writeUtf8String" || u.includes("stream_base_commons")],
-  ["controller, queue, workers, metrics", (f, u) => /operator\/(controller|queue|worker|engine|ratelimit|metrics|clients|kube)\.js/.test(u) || u.includes("prom-client")],
+  ["controller, queue, workers, metrics", (f, u) => /operator\/(.+\/)?(controller|queue|worker|engine|ratelimit|metrics|clients|kube|metadata|memory)\.js/.test(u) || u.includes("prom-client")],
   ["web/node streams", (f, u) => u.includes("webstreams") || u.includes("internal/streams")],
 ];
 const byCat = new Map();
 let total = 0;
 const dt = prof.timeDeltas;
+// FROM-TO (seconds since the profile's start): only the samples in that window.
+const [from, to] = (process.argv[3] ?? "0-Infinity").split("-").map(Number);
+let at = 0;
 for (let i = 0; i < prof.samples.length; i++) {
+  at += dt[i] ?? 0;
+  if (at / 1e6 < from || at / 1e6 >= to) continue;
   let cat = "other (Node internals: promises, timers, events)";
   for (let id = prof.samples[i]; id !== undefined; id = parent.get(id)) {
     const cf = nodes.get(id).callFrame;

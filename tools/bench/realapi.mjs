@@ -19,10 +19,9 @@
 // e.g. with OPERATOR_NODE_ARGS="... --trace-gc").
 import { spawn } from "node:child_process";
 import { openSync } from "node:fs";
-import { request } from "node:https";
 import { fileURLToPath } from "node:url";
-import { KubeConfig } from "@kubernetes/client-node";
 import { shippedNodeCommand } from "../test/operator-helpers.mjs";
+import { connect } from "./kube-http.mjs";
 import { cpuSeconds, freePort, mib, rssBytes, sleep, waitFor as waitUntil } from "./proc.mjs";
 
 const env = (k, d) => (process.env[k] === undefined || process.env[k] === "" ? d : Number(process.env[k]));
@@ -42,82 +41,19 @@ const NS = process.env.NS ?? "bench";
 const waitFor = (fn, what) => waitUntil(fn, what, TIMEOUT_MS);
 
 // -- the plane, through the admin kubeconfig --------------------------------------------------
-const kc = new KubeConfig();
-kc.loadFromFile(KUBECONFIG);
-const server = new URL(kc.getCurrentCluster().server);
-const tls = {};
-await kc.applyToHTTPSOptions(tls);
+const { call, must, watch } = await connect(KUBECONFIG);
 
-/** One request; resolves to {status, body} (body parsed when JSON). */
-function call(method, path, body, type = "application/json") {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { ...tls, host: server.hostname, port: server.port, method, path, headers: { ...tls.headers, "Content-Type": type, Accept: "application/json" } },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (c) => (text += c));
-        res.on("end", () => {
-          let parsed = text;
-          try {
-            parsed = JSON.parse(text);
-          } catch {}
-          resolve({ status: res.statusCode, body: parsed });
-        });
-      },
-    );
-    req.on("error", reject);
-    if (body !== undefined) req.end(JSON.stringify(body));
-    else req.end();
-  });
-}
-
-async function must(method, path, body, type) {
-  const r = await call(method, path, body, type);
-  if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
-  return r.body;
-}
-
-/**
- * Counts the namespace's pods from a watch (events told apart by their type only), re-opened
- * from the last resourceVersion seen if the server ends it.
- */
+/** Counts the namespace's pods from a watch (events told apart by their type only). */
 function watchPods(resourceVersion) {
-  const state = { count: 0, lastAdded: 0, rv: resourceVersion, reopened: 0, errors: 0, stopped: false };
-  let req;
-  const open = () => {
-    req = request({ ...tls, host: server.hostname, port: server.port, method: "GET", path: `/api/v1/namespaces/${NS}/pods?watch=1&allowWatchBookmarks=true&resourceVersion=${state.rv}`, headers: { ...tls.headers, Accept: "application/json" } }, (res) => {
-      if (res.statusCode !== 200) throw new Error(`watch pods: ${res.statusCode}`);
-      let rest = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk) => {
-        const lines = (rest + chunk).split("\n");
-        rest = lines.pop();
-        for (const line of lines) {
-          if (line.startsWith('{"type":"ADDED"')) {
-            state.count++;
-            state.lastAdded = performance.now();
-          } else if (line.startsWith('{"type":"DELETED"')) state.count--;
-          else if (line.startsWith('{"type":"ERROR"')) state.errors++;
-          // The object's own resourceVersion is the first in the line (metadata leads).
-          const rv = /"resourceVersion":"(\d+)"/.exec(line);
-          if (rv) state.rv = rv[1];
-        }
-      });
-      res.on("close", () => {
-        if (state.stopped) return;
-        state.reopened++;
-        open();
-      });
-    });
-    req.end();
-  };
-  open();
-  state.close = () => {
-    state.stopped = true;
-    req.destroy();
-  };
-  return state;
+  const state = { count: 0, lastAdded: 0, errors: 0 };
+  const w = watch(`/api/v1/namespaces/${NS}/pods`, resourceVersion, (line) => {
+    if (line.startsWith('{"type":"ADDED"')) {
+      state.count++;
+      state.lastAdded = performance.now();
+    } else if (line.startsWith('{"type":"DELETED"')) state.count--;
+    else if (line.startsWith('{"type":"ERROR"')) state.errors++;
+  });
+  return Object.assign(state, { close: () => w.close(), reopened: () => w.reopened });
 }
 
 /** How many Events the namespace holds, their reasons, how many combine similar ones, and the occurrences they count. */
@@ -192,7 +128,7 @@ const scale = (n, replicas) => must("PATCH", `${rsPath(n)}/scale`, { spec: { rep
 const cpu0 = cpuSeconds(pid);
 const t0 = performance.now();
 await Promise.all(names.map((n, i) => scale(n, per + (i < PODS - per * OWNERS ? 1 : 0))));
-await waitFor(() => pods.count >= PODS, () => `${PODS} pods (the watch saw ${pods.count}; reopened ${pods.reopened}, errors ${pods.errors})`);
+await waitFor(() => pods.count >= PODS, () => `${PODS} pods (the watch saw ${pods.count}; reopened ${pods.reopened()}, errors ${pods.errors})`);
 const createSeconds = (pods.lastAdded - t0) / 1000;
 const createCpu = cpuSeconds(pid) - cpu0;
 const statusDone = async () => {
@@ -210,7 +146,7 @@ const perDown = Math.floor(keep / OWNERS);
 const d0 = performance.now();
 const dcpu0 = cpuSeconds(pid);
 await Promise.all(names.map((n) => scale(n, perDown)));
-await waitFor(() => pods.count <= perDown * OWNERS, () => `${perDown * OWNERS} pods (the watch saw ${pods.count}; reopened ${pods.reopened}, errors ${pods.errors})`);
+await waitFor(() => pods.count <= perDown * OWNERS, () => `${perDown * OWNERS} pods (the watch saw ${pods.count}; reopened ${pods.reopened()}, errors ${pods.errors})`);
 const deleteSeconds = (performance.now() - d0) / 1000;
 const deleteCpu = cpuSeconds(pid) - dcpu0;
 await waitFor(statusDone, "every ReplicaSet's status after the scale-down");
@@ -255,7 +191,7 @@ console.log(
       eventOccurrences: ev.counted,
       eventsDropped: dropped,
       afterScaleDownCollected: collected,
-      watchReopened: pods.reopened,
+      watchReopened: pods.reopened(),
     },
     null,
     1,

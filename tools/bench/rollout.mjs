@@ -12,10 +12,18 @@
 //   SCENARIOS=a,recreate node tools/bench/rollout.mjs
 //
 // env: SCENARIOS (all), QPS (20), BURST (30), READY_MS (2000), OPERATOR_ARGS (extra flags).
+//
+// On a real API server instead (../shared/realapi's plane, by hand; docs/operator.md):
+// REALAPI_KUBECONFIG=$RUN/admin.kubeconfig plays the same scenarios there, with a kubelet
+// of its own here (each new pod bound to a node, Running and Ready READY_MS after; marked
+// for deletion, it is made Succeeded and deleted at once), and CONTROLLER=kcm measures a
+// kube-controller-manager already running on that plane (--controllers
+// replicaset,deployment) instead of starting the operator.
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { DevServer } from "../dist/devserver/server.js";
+import { connect } from "./kube-http.mjs";
 
 const QPS = process.env.QPS ?? "20";
 const BURST = process.env.BURST ?? "30";
@@ -48,25 +56,111 @@ function deployment(name, replicas, strategy, image, extra = {}) {
 
 const rolling = (maxSurge, maxUnavailable) => ({ type: "RollingUpdate", rollingUpdate: { maxSurge, maxUnavailable } });
 
-async function main() {
-  const server = new DevServer({ port: 0, kubelet: { scheduleDelayMs: 0, runDelayMs: 0, readyDelayMs: READY_MS, nodes: 3 } });
-  const url = await server.listen();
-  const call = async (method, path, body, type = "application/json") => {
-    const res = await fetch(url + path, { method, headers: body ? { "Content-Type": type } : {}, body: body ? JSON.stringify(body) : undefined });
-    const json = await res.json();
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-    return json;
+/**
+ * The dev server with its kubelet, or a real API server (REALAPI_KUBECONFIG) with the
+ * kubelet below: {call, list, get, target (the operator's connection flags), close}.
+ */
+async function plane() {
+  const kubeconfig = process.env.REALAPI_KUBECONFIG;
+  if (!kubeconfig) {
+    const server = new DevServer({ port: 0, kubelet: { scheduleDelayMs: 0, runDelayMs: 0, readyDelayMs: READY_MS, nodes: 3 } });
+    const url = await server.listen();
+    const call = async (method, path, body, type = "application/json") => {
+      const res = await fetch(url + path, { method, headers: body ? { "Content-Type": type } : {}, body: body ? JSON.stringify(body) : undefined });
+      const json = await res.json();
+      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+      return json;
+    };
+    return {
+      call,
+      get: async (resource, ns, name) => server.store.get(resource, ns, name),
+      list: async (resource, ns) => server.store.list(resource, ns),
+      target: ["--server", url],
+      close: () => server.close(),
+    };
+  }
+  const k = await connect(kubeconfig);
+  const paths = { "apps/deployments": "/apis/apps/v1/namespaces/NS/deployments", "apps/replicasets": "/apis/apps/v1/namespaces/NS/replicasets", "/pods": "/api/v1/namespaces/NS/pods" };
+  // The kubelet: bind each new pod, Running and Ready READY_MS later; a pod marked for
+  // deletion is made terminal and deleted at once (its containers "stopped").
+  const now = () => new Date().toISOString().replace(/\.\d+Z$/, "Z");
+  const seenPods = new Set();
+  const pods = await k.must("GET", "/api/v1/pods?limit=1");
+  const kubelet = k.watch("/api/v1/pods", pods.metadata.resourceVersion, (line) => {
+    let e;
+    try {
+      e = JSON.parse(line);
+    } catch {
+      return;
+    }
+    const p = e.object;
+    if (e.type === "DELETED" || !p?.metadata) return;
+    const { namespace, name, uid } = p.metadata;
+    const at = `/api/v1/namespaces/${namespace}/pods/${name}`;
+    if (p.metadata.deletionTimestamp) {
+      // As a kubelet does once the containers stopped: the terminal status, then the
+      // delete without grace (the API server deletes a terminal pod at once).
+      if (p.status?.phase === "Succeeded") return;
+      const stopped = { status: { phase: "Succeeded", conditions: [{ type: "Ready", status: "False", lastTransitionTime: now() }] } };
+      void k.call("PATCH", `${at}/status`, stopped, "application/merge-patch+json").then(() => k.call("DELETE", at, { apiVersion: "v1", kind: "DeleteOptions", gracePeriodSeconds: 0, preconditions: { uid } }));
+      return;
+    }
+    if (p.spec?.nodeName || seenPods.has(uid)) return;
+    seenPods.add(uid);
+    void k.call("POST", `${at}/binding`, { apiVersion: "v1", kind: "Binding", metadata: { name }, target: { apiVersion: "v1", kind: "Node", name: "node-1" } }).then(() =>
+      setTimeout(() => {
+        const t = now();
+        void k.call(
+          "PATCH",
+          `${at}/status`,
+          {
+            status: {
+              phase: "Running",
+              startTime: t,
+              conditions: [
+                { type: "PodScheduled", status: "True", lastTransitionTime: t },
+                { type: "Initialized", status: "True", lastTransitionTime: t },
+                { type: "ContainersReady", status: "True", lastTransitionTime: t },
+                { type: "Ready", status: "True", lastTransitionTime: t },
+              ],
+              containerStatuses: (p.spec?.containers ?? []).map((c) => ({ name: c.name, image: c.image, imageID: "", ready: true, restartCount: 0, started: true, state: { running: { startedAt: t } } })),
+            },
+          },
+          "application/merge-patch+json",
+        );
+      }, READY_MS),
+    );
+  });
+  return {
+    call: async (method, path, body, type) => {
+      const ns = /\/namespaces\/([^/]+)\//.exec(path)?.[1];
+      if (ns && method === "POST") await k.call("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
+      return k.must(method, path, body, type);
+    },
+    get: async (resource, ns, name) => {
+      const r = await k.call("GET", `${paths[resource].replace("NS", ns)}/${name}`);
+      return r.status === 200 ? r.body : undefined;
+    },
+    list: async (resource, ns) => (await k.must("GET", paths[resource].replace("NS", ns))).items,
+    target: ["--kubeconfig", kubeconfig],
+    close: async () => kubelet.close(),
   };
+}
+
+async function main() {
+  const server = await plane();
+  const call = server.call;
   const depPath = (ns, name = "") => `/apis/apps/v1/namespaces/${ns}/deployments${name ? `/${name}` : ""}`;
   const probe = createServer();
   await new Promise((r) => probe.listen(0, "127.0.0.1", r));
   const metricsPort = probe.address().port;
   await new Promise((r) => probe.close(r));
-  const op = spawn(process.execPath, [cli, "operator", "--server", url, "--no-leader-elect", "--metrics-port", String(metricsPort), "--kube-api-qps", QPS, "--kube-api-burst", BURST, ...(process.env.OPERATOR_ARGS ?? "").split(" ").filter(Boolean)], { stdio: ["ignore", "pipe", "inherit"] });
+  const kcm = process.env.CONTROLLER === "kcm";
+  const op = kcm ? undefined : spawn(process.execPath, [cli, "operator", ...server.target, "--no-leader-elect", "--metrics-port", String(metricsPort), "--kube-api-qps", QPS, "--kube-api-burst", BURST, ...(process.env.OPERATOR_ARGS ?? "").split(" ").filter(Boolean)], { stdio: ["ignore", "pipe", "inherit"] });
   // The Deployment syncs' calls, from the operator's log, to tell the Conflicts' sources apart.
   const statusConflicts = { afterOwnWrite: 0, firstWrite: 0 };
   let buf = "";
-  op.stdout.setEncoding("utf8").on("data", (chunk) => {
+  op?.stdout.setEncoding("utf8").on("data", (chunk) => {
     buf += chunk;
     let i;
     while ((i = buf.indexOf("\n")) >= 0) {
@@ -84,19 +178,19 @@ async function main() {
     }
   });
 
-  /** The state of namespace `ns` now, from the server's store. */
-  const state = (ns, name) => {
-    const d = server.store.get("apps/deployments", ns, name);
+  /** The state of namespace `ns` now, from the server. */
+  const state = async (ns, name) => {
+    const d = await server.get("apps/deployments", ns, name);
     // New: the ReplicaSet of the Deployment's image (each scenario changes only the image).
     const image = (o) => o?.spec?.template?.spec?.containers?.[0]?.image;
-    const sets = server.store.list("apps/replicasets", ns);
+    const sets = await server.list("apps/replicasets", ns);
     let newSpec = 0;
     let oldSpec = 0;
     for (const rs of sets) {
       if (image(rs) === image(d)) newSpec += rs.spec?.replicas ?? 0;
       else oldSpec += rs.spec?.replicas ?? 0;
     }
-    const pods = server.store.list("/pods", ns).filter((p) => !p.metadata?.deletionTimestamp);
+    const pods = (await server.list("/pods", ns)).filter((p) => !p.metadata?.deletionTimestamp);
     const ready = pods.filter((p) => (p.status?.conditions ?? []).some((c) => c.type === "Ready" && c.status === "True")).length;
     const s = d?.status ?? {};
     const r = d?.spec?.replicas ?? 0;
@@ -114,7 +208,7 @@ async function main() {
     const states = [];
     let last;
     for (;;) {
-      const s = state(ns, name);
+      const s = await state(ns, name);
       const now = performance.now();
       peak = Math.max(peak, s.pods);
       peakSpec = Math.max(peakSpec, s.newSpec + s.oldSpec);
@@ -193,7 +287,7 @@ async function main() {
       }
       // Cleanup runs once a rollout is complete: give it a moment, then count.
       await sleep(1000);
-      return { seconds: each.map((e) => e.seconds), peakPods: Math.max(...each.map((e) => e.peakPods)), minAvailable: Math.min(...each.map((e) => e.minAvailable)), replicaSets: state("history", "web").sets, states: each.at(-1).states };
+      return { seconds: each.map((e) => e.seconds), peakPods: Math.max(...each.map((e) => e.peakPods)), minAvailable: Math.min(...each.map((e) => e.minAvailable)), replicaSets: (await state("history", "web")).sets, states: each.at(-1).states };
     },
   };
 
@@ -211,7 +305,7 @@ async function main() {
       console.log(`${name.padEnd(14)} ${secs}, peak ${r.peakPods} pods${r.peakSpecSum !== undefined ? ` (spec sum ${r.peakSpecSum})` : ""}, min ${r.minAvailable} available${extra}\n${"".padEnd(14)} kcm: ${KCM[name]}`);
     }
     // What the operator's clients sent, and which writes answered 409, over all scenarios.
-    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    const text = kcm ? "" : await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     for (const m of text.matchAll(/^replicore_api_(requests|conflicts)_total\{controller="([^"]+)",([^}]*)\} (\d+)$/gm)) {
       const [, kind, controller, labels, n] = m;
       const by = ((api[controller] ??= {})[kind] ??= {});
@@ -226,7 +320,7 @@ async function main() {
       `Deployment status 409s: ${statusConflicts.afterOwnWrite} after the sync's own status write (getNewReplicaSet discards its answer, as upstream), ${statusConflicts.firstWrite} on a sync's first status write (the cache behind the server)`,
     );
   } finally {
-    op.kill("SIGTERM");
+    op?.kill("SIGTERM");
     await server.close();
   }
   console.log(JSON.stringify({ qps: Number(QPS), burst: Number(BURST), readyMs: READY_MS, results, api, statusConflicts }));
