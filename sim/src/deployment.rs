@@ -433,10 +433,12 @@ impl Simulator {
             .as_ref()
             .is_some_and(|d| d.spec.strategy.type_ == RECREATE);
         let replica_sets: Vec<Rs> = self.informer.owners.values().filter_map(rs_wire).collect();
-        let before: BTreeMap<String, i32> = replica_sets
-            .iter()
-            .map(|rs| (rs.metadata.name.clone(), rs.spec.desired()))
-            .collect();
+        let mut before: BTreeMap<String, i32> = BTreeMap::new();
+        before.extend(
+            replica_sets
+                .iter()
+                .map(|rs| (rs.metadata.name.clone(), rs.spec.desired())),
+        );
         // Only Recreate reads pods (D-61).
         let pods: Vec<Pod> = if recreate {
             self.informer.pods.iter().cloned().collect()

@@ -257,7 +257,8 @@ impl HpaController {
         if let Some(d) = p.metadata.deletion_timestamp {
             super::apiserver::set_field(&mut metadata, &["deletionTimestamp"], json!(d));
         }
-        serde_json::from_value(json!({"metadata": metadata,
+        // Read through the text, as every input is (one reader of `HpaPod` in the module).
+        replicore::input::from_value_any(json!({"metadata": metadata,
             "spec": {"containers": [self.container(None)]}, "status": status}))
         .ok()
     }

@@ -150,7 +150,8 @@ pub struct Simulator {
 
 fn owner_object(o: &ScenarioOwner, uid: String, deployment_uid: String, start: Time) -> ReplicaSet {
     let name = o.name.clone().unwrap_or_else(|| "web".into());
-    let labels: BTreeMap<String, String> = [("app".to_owned(), name.clone())].into_iter().collect();
+    let mut labels = BTreeMap::new();
+    labels.insert("app".to_owned(), name.clone());
     ReplicaSet {
         api_version: Some("apps/v1".into()),
         kind: Some("ReplicaSet".into()),

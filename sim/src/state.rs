@@ -365,11 +365,8 @@ impl Simulator {
             g.apply(&mut feature_gates);
         }
         let ordered = self.ordered_pods();
-        let index: BTreeMap<String, usize> = ordered
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (p.key(), i))
-            .collect();
+        let mut index: BTreeMap<String, usize> = BTreeMap::new();
+        index.extend(ordered.iter().enumerate().map(|(i, p)| (p.key(), i)));
         let Some(rs) = self.api.owners.get(key) else {
             return SimRanking {
                 pods: Vec::new(),

@@ -19,11 +19,13 @@ import { chromiumPath, openPage, startPlayground } from "./harness.mjs";
  * (631,987 B), its explanation and its forecast over the Deployment controller 40 KB more
  * (678,172 B); the forecast's explanation of one sync (explainAtSeconds) 682,127 B; HPAs in
  * the simulator (its HPA controller, `setLoad`, `hpaSyncs`) 17.5 KB more (699,676 B);
- * docs/performance.md records the target as not met and where the bytes go. The limit is
- * that size plus 3 %, so the module does not grow unnoticed while the autoscaler's share
- * is cut.
+ * the operator's and the dev server's engine exports 715,966 B; maps filled without a
+ * sort per call site, `HpaPod` read through the text only and the JSON reader's set-up
+ * out of the generic part then took it to 694,752 B. docs/performance.md records
+ * the target as not met and where the bytes go. The limit is that size plus 0.8 %, so
+ * the module does not grow unnoticed.
  */
-const LIMIT = 721_000;
+const LIMIT = 700_000;
 
 let server;
 let browser;

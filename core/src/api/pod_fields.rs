@@ -80,13 +80,11 @@ impl Fields {
     pub fn keep(&self, value: &serde_json::Value) -> serde_json::Value {
         match (self, value) {
             (Object(fields), serde_json::Value::Object(object)) => {
-                let kept: serde_json::Map<String, serde_json::Value> = fields
-                    .iter()
-                    .filter_map(|(name, shape)| {
-                        let v = object.get(*name)?;
-                        Some(((*name).to_owned(), shape.keep(v)))
-                    })
-                    .collect();
+                let mut kept = serde_json::Map::new();
+                kept.extend(fields.iter().filter_map(|(name, shape)| {
+                    let v = object.get(*name)?;
+                    Some(((*name).to_owned(), shape.keep(v)))
+                }));
                 serde_json::Value::Object(kept)
             }
             (List(item), serde_json::Value::Array(items)) => {

@@ -71,7 +71,8 @@ impl Expectations {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        let deletion_keys: BTreeSet<String> = keys.into_iter().map(Into::into).collect();
+        let mut deletion_keys = BTreeSet::new();
+        deletion_keys.extend(keys.into_iter().map(Into::into));
         let del = deletion_keys.len() as i64;
         Expectations(Some(ExpectationsRecord {
             add: 0,

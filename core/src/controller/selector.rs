@@ -493,7 +493,7 @@ impl Parser {
             Op::In | Op::NotIn if tok != Token::NotEquals => self.value_set()?,
             _ => self.exact_value()?,
         };
-        values.sort();
+        crate::sort::sort(&mut values);
         values.dedup();
         if matches!(op, Op::GreaterThan | Op::LessThan) {
             if values.len() != 1 || values.iter().any(|v| v.parse::<i64>().is_err()) {

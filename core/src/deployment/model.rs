@@ -348,25 +348,27 @@ impl Deployment {
 pub(crate) fn deployment_wire(d: &Wire<Deployment>) -> Value {
     // Copied without `spec.template` and `status`, which are replaced below (a template
     // is most of a deployment's size).
+    // (The maps are filled by `extend`, which inserts: `collect` into a map sorts, and
+    // each call site would carry a sort of its own in the wasm module.)
     let mut wire = match d.wire.as_ref() {
-        Value::Object(fields) => Value::Object(
-            fields
-                .iter()
-                .filter(|(k, _)| k.as_str() != "status")
-                .map(|(k, v)| match (k.as_str(), v) {
-                    ("spec", Value::Object(spec)) => (
-                        k.clone(),
-                        Value::Object(
+        Value::Object(fields) => {
+            let mut copy = serde_json::Map::new();
+            copy.extend(fields.iter().filter(|(k, _)| k.as_str() != "status").map(
+                |(k, v)| match (k.as_str(), v) {
+                    ("spec", Value::Object(spec)) => {
+                        let mut kept = serde_json::Map::new();
+                        kept.extend(
                             spec.iter()
                                 .filter(|(k, _)| k.as_str() != "template")
-                                .map(|(k, v)| (k.clone(), v.clone()))
-                                .collect(),
-                        ),
-                    ),
+                                .map(|(k, v)| (k.clone(), v.clone())),
+                        );
+                        (k.clone(), Value::Object(kept))
+                    }
                     _ => (k.clone(), v.clone()),
-                })
-                .collect(),
-        ),
+                },
+            ));
+            Value::Object(copy)
+        }
         _ => Value::Object(Default::default()),
     };
     set_path(

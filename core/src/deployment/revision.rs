@@ -162,14 +162,15 @@ pub fn set_deployment_revision(d: &mut Deployment, revision: &str) -> bool {
 /// D-91 `SetDeploymentAnnotationsTo`: the deployment keeps its own D-02 annotations and
 /// takes every other annotation from the RS it rolls back to.
 pub fn set_deployment_annotations_to(d: &mut Deployment, rs_meta: &ObjectMeta) {
-    let mut kept: StringMap = d
-        .metadata
-        .annotations
-        .iter()
-        .flatten()
-        .filter(|(k, _)| skip_copy_annotation(k))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
+    let mut kept = StringMap::new();
+    kept.extend(
+        d.metadata
+            .annotations
+            .iter()
+            .flatten()
+            .filter(|(k, _)| skip_copy_annotation(k))
+            .map(|(k, v)| (k.clone(), v.clone())),
+    );
     for (k, v) in rs_meta.annotations.iter().flatten() {
         if !skip_copy_annotation(k) {
             kept.insert(k.clone(), v.clone());

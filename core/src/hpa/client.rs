@@ -88,11 +88,12 @@ fn milli(v: Option<&Value>) -> Option<i64> {
 
 fn labels(v: &Value, path: &[&str]) -> Option<StringMap> {
     let map = path.iter().try_fold(v, |v, k| v.get(*k))?.as_object()?;
-    Some(
+    let mut labels = StringMap::new();
+    labels.extend(
         map.iter()
-            .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
-            .collect(),
-    )
+            .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned()))),
+    );
+    Some(labels)
 }
 
 /// Would the API have answered this pod's item for `selector`? By the item's labels, else

@@ -876,17 +876,15 @@ impl Listing {
 /// The pod every listed pod is made from: the label, one container with the requests, a
 /// Ready condition.
 fn listed_template(namespace: &str, container: &str, pods: &PodModel) -> Result<HpaPod> {
-    serde_json::from_value(json!({
+    // Read through the text, as every input is (one reader of `HpaPod` in the module).
+    crate::input::from_value_any(json!({
         "metadata": {"namespace": namespace, "labels": {POD_LABEL.0: POD_LABEL.1}},
         "spec": {"containers": [{"name": container, "resources": {"requests": {
             "cpu": format!("{}m", pods.cpu_request_millis),
             "memory": format!("{}Mi", pods.memory_request_mi)}}}]},
         "status": {"phase": "Pending", "conditions": [{"type": "Ready", "status": "False"}]},
     }))
-    .map_err(|e| Error::Malformed {
-        path: "pods".into(),
-        message: e.to_string(),
-    })
+    .map_err(|e| e.under("pods"))
 }
 
 /// The controllers between two HPA syncs.

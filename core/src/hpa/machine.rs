@@ -1037,7 +1037,7 @@ impl HpaSync {
                 }
             }
             if keys.len() > 1 {
-                keys.sort();
+                crate::sort::sort(&mut keys);
                 let msg = format!(
                     "pods by selector {} are controlled by multiple HPAs: [{}]",
                     self.selector_text.clone().unwrap_or_default(),
@@ -1444,13 +1444,11 @@ impl HpaSync {
         // copied (copying it only to replace it was a twentieth of the sync).
         let object = match &*self.input.hpa.wire {
             Value::Object(map) => {
-                let mut copy: serde_json::Map<String, Value> = map
-                    .iter()
-                    .map(|(k, v)| {
-                        let v = if k == "status" { &status } else { v };
-                        (k.clone(), v.clone())
-                    })
-                    .collect();
+                let mut copy = serde_json::Map::new();
+                copy.extend(map.iter().map(|(k, v)| {
+                    let v = if k == "status" { &status } else { v };
+                    (k.clone(), v.clone())
+                }));
                 if !copy.contains_key("status") {
                     copy.insert("status".into(), status.clone());
                 }
