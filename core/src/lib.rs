@@ -72,7 +72,6 @@
 // complete yet say so here.
 #[allow(missing_docs)]
 mod api;
-#[allow(missing_docs)]
 mod controller;
 #[allow(missing_docs, unreachable_pub)]
 pub mod deployment;
@@ -82,7 +81,6 @@ pub mod explain;
 #[allow(missing_docs, unreachable_pub)]
 pub mod hpa;
 pub mod replicaset;
-#[allow(missing_docs, unreachable_pub)]
 mod util;
 
 #[cfg(feature = "k8s-openapi")]
