@@ -73,7 +73,6 @@
 #[allow(missing_docs)]
 mod api;
 mod controller;
-#[allow(missing_docs, unreachable_pub)]
 pub mod deployment;
 #[cfg(feature = "explain")]
 #[allow(missing_docs)]
@@ -100,6 +99,10 @@ extern crate self as replicore;
 #[allow(unreachable_pub, missing_docs)]
 #[path = "../tests/common/mod.rs"]
 mod common;
+#[cfg(test)]
+#[allow(unreachable_pub, missing_docs)]
+#[path = "../tests/deployment_support/mod.rs"]
+mod deployment_support;
 
 pub use config::{Config, DeploymentKinds, FeatureGates, OwnerKind, DEFAULT_BURST_REPLICAS};
 pub use error::{Error, Result};
