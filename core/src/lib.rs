@@ -75,7 +75,6 @@ mod api;
 mod controller;
 pub mod deployment;
 #[cfg(feature = "explain")]
-#[allow(missing_docs)]
 pub mod explain;
 #[allow(missing_docs, unreachable_pub)]
 pub mod hpa;
