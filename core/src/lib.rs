@@ -76,7 +76,7 @@ mod controller;
 pub mod deployment;
 #[cfg(feature = "explain")]
 pub mod explain;
-#[allow(missing_docs, unreachable_pub)]
+#[allow(missing_docs)]
 pub mod hpa;
 pub mod replicaset;
 mod util;
