@@ -27,7 +27,7 @@
 //! client-go's `EventCorrelator`), the pods a [`quota`] charges and the [`workqueue`]'s
 //! rate-limiter numbers. The object model and the wire: [`model`], [`input`],
 //! [`outcome`], [`config`] (burst size, owner kinds, feature gates), [`error`], [`time`],
-//! [`quantity`]. With feature `explain`, [`explain`](mod@explain) says in words what each
+//! [`quantity`]. With feature `explain`, module `explain` says in words what each
 //! controller's next sync would do.
 //!
 //! Rules are cited by id (`R-72`, `D-51`, `EC-02`, …). The repository's

@@ -28,8 +28,8 @@
 //! come from each pod's [`crate::PodDigest`], computed once when the pod entered:
 //! O(n log n) with integer comparisons.
 //!
-//! [`rule`] holds the rule itself (each pod's key and upstream's `Less` on two keys, with
-//! the co-location counts); [`order`] the machinery that orders by it (blocks, scores,
+//! `rule.rs` holds the rule itself (each pod's key and upstream's `Less` on two keys, with
+//! the co-location counts); `order.rs` the machinery that orders by it (blocks, scores,
 //! radix sorts); this file the entry points and the explanations.
 
 mod order;
