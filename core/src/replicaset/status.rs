@@ -62,7 +62,7 @@ pub const REPLICA_FAILURE: &str = "ReplicaFailure";
 /// What `calculateStatus` needs besides the pods.
 #[derive(Clone, Copy, Debug)]
 pub struct StatusContext<'a> {
-    /// The feature gates (R-84's terminating count).
+    /// The feature gates (R-81's terminating count).
     pub gates: &'a FeatureGates,
     /// The owner's kind (the condition's messages name it).
     pub owner_kind: &'a OwnerKind,
