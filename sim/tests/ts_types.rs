@@ -26,7 +26,7 @@ use replicore::hpa::{
 use replicore::replicaset::rank::{NamedRankedPod, RankOptions};
 use replicore::replicaset::slowstart::SlowStartResult;
 use replicore::replicaset::status::StatusInput;
-use replicore::replicaset::store::StoreSize;
+use replicore::replicaset::StoreSize;
 use replicore::{
     Completion, EventDecision, Expectations, LabelSelector, LiveOwner, SyncContext, SyncInput,
     SyncOutcome, SyncPlan,

@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 
 use ts_rs::{Config, Dummy, TypeVisitor, TS};
 
-pub use crate::deployment::machine::KubeObject;
+pub use crate::deployment::KubeObject;
 
 /// `Partial<T>`: a value the engine reads with every field defaulted (struct-level
 /// `#[serde(default)]`, e.g. the feature gates of a configuration: the host names the

@@ -26,9 +26,13 @@ pub enum ClaimKind {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ClaimAction {
+    /// Adopt or release.
     pub kind: ClaimKind,
+    /// The pod's namespace.
     pub namespace: String,
+    /// The pod's name.
     pub name: String,
+    /// The pod's UID (the patch's precondition).
     pub uid: String,
     /// Always `application/strategic-merge-patch+json` ([`STRATEGIC_MERGE_PATCH`]):
     /// upstream's `PodControl.PatchPod` sends every claim patch, adoption and release,
@@ -98,12 +102,12 @@ pub(crate) fn controlled_by(object: &ObjectMeta, owner: &ObjectMeta) -> Option<b
 /// the adoption patch (`ownerRefControllerPatch`), sent as a strategic merge patch:
 /// the one reference merges into the pod's `ownerReferences` by `uid`, keeping any
 /// non-controller references the pod already carries.
-pub fn adopt_patch(owner: &ReplicaSet, kind: &OwnerKind, pod: &Pod) -> serde_json::Value {
+pub(crate) fn adopt_patch(owner: &ReplicaSet, kind: &OwnerKind, pod: &Pod) -> serde_json::Value {
     adopt_patch_of(&owner.metadata, kind, &pod.metadata.uid)
 }
 
 /// `ownerRefControllerPatch` for any owner and owned object (by UID).
-pub fn adopt_patch_of(owner: &ObjectMeta, kind: &OwnerKind, uid: &str) -> serde_json::Value {
+pub(crate) fn adopt_patch_of(owner: &ObjectMeta, kind: &OwnerKind, uid: &str) -> serde_json::Value {
     serde_json::json!({
         "metadata": {
             "ownerReferences": [{
@@ -120,12 +124,12 @@ pub fn adopt_patch_of(owner: &ObjectMeta, kind: &OwnerKind, uid: &str) -> serde_
 }
 
 /// the release patch (`GenerateDeleteOwnerRefStrategicMergeBytes`).
-pub fn release_patch(owner: &ReplicaSet, pod: &Pod) -> serde_json::Value {
+pub(crate) fn release_patch(owner: &ReplicaSet, pod: &Pod) -> serde_json::Value {
     release_patch_of(&owner.metadata.uid, &pod.metadata.uid)
 }
 
 /// `GenerateDeleteOwnerRefStrategicMergeBytes` for any owner and owned object (by UID).
-pub fn release_patch_of(owner_uid: &str, uid: &str) -> serde_json::Value {
+pub(crate) fn release_patch_of(owner_uid: &str, uid: &str) -> serde_json::Value {
     serde_json::json!({
         "metadata": {
             "ownerReferences": [{"$patch": "delete", "uid": owner_uid}],
@@ -158,7 +162,7 @@ pub(crate) fn action(
 
 /// may this owner adopt, judged from a live (uncached) read of it? `Err` carries
 /// upstream's message.
-pub fn can_adopt(cached: &ReplicaSet, live: &ReplicaSet) -> Result<(), String> {
+pub(crate) fn can_adopt(cached: &ReplicaSet, live: &ReplicaSet) -> Result<(), String> {
     let m = &cached.metadata;
     if live.metadata.uid != m.uid {
         return Err(format!(
@@ -174,3 +178,6 @@ pub fn can_adopt(cached: &ReplicaSet, live: &ReplicaSet) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;

@@ -77,24 +77,31 @@ pub const COMBINED_PREFIX: &str = "(combined from similar events): ";
 pub struct ObjectReference {
     #[serde(skip_serializing_if = "String::is_empty")]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    /// The object's kind.
     pub kind: String,
     #[serde(skip_serializing_if = "String::is_empty")]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    /// The object's namespace.
     pub namespace: String,
     #[serde(skip_serializing_if = "String::is_empty")]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    /// The object's name.
     pub name: String,
     #[serde(skip_serializing_if = "String::is_empty")]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    /// The object's UID.
     pub uid: String,
     #[serde(skip_serializing_if = "String::is_empty")]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    /// The object's `apiVersion`.
     pub api_version: String,
     #[serde(skip_serializing_if = "String::is_empty")]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    /// The object's `resourceVersion`.
     pub resource_version: String,
     #[serde(skip_serializing_if = "String::is_empty")]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    /// The part of the object the event is about (empty: the whole object).
     pub field_path: String,
 }
 
@@ -106,9 +113,11 @@ pub struct ObjectReference {
 pub struct EventSource {
     #[serde(skip_serializing_if = "String::is_empty")]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    /// The component that records (`replicaset-controller`, …).
     pub component: String,
     #[serde(skip_serializing_if = "String::is_empty")]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    /// The node it runs on (empty for the controllers).
     pub host: String,
 }
 
@@ -117,18 +126,22 @@ pub struct EventSource {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct EventToRecord {
+    /// The object the event is about.
     pub involved_object: ObjectReference,
     /// `Normal` or `Warning`.
     #[serde(rename = "type")]
     pub type_: String,
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    /// Why (`SuccessfulCreate`, `FailedDelete`, …).
     pub reason: String,
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    /// The message.
     pub message: String,
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    /// Who records.
     pub source: EventSource,
 }
 
@@ -136,8 +149,10 @@ pub struct EventToRecord {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct EventMeta {
+    /// The Event's name (EC-01).
     pub name: String,
     #[serde(default)]
+    /// The Event's namespace (EC-01).
     pub namespace: String,
 }
 
@@ -147,25 +162,34 @@ pub struct EventMeta {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "RecordedEvent"))]
 #[serde(rename_all = "camelCase")]
 pub struct Event {
+    /// The Event's name and namespace.
     pub metadata: EventMeta,
+    /// The object the event is about.
     pub involved_object: ObjectReference,
     #[serde(default)]
+    /// Why.
     pub reason: String,
     #[serde(default)]
+    /// The message (after aggregation, EC-02).
     pub message: String,
     #[serde(default)]
+    /// Who records.
     pub source: EventSource,
     /// Whole seconds, as `metav1.Time` is written.
     pub first_timestamp: Time,
     /// Whole seconds, as `metav1.Time` is written.
     pub last_timestamp: Time,
     #[serde(default)]
+    /// How many times it happened (EC-03).
     pub count: i32,
     #[serde(rename = "type", default)]
+    /// `Normal` or `Warning`.
     pub type_: String,
     #[serde(default)]
+    /// `reportingComponent`: the source's component (EC-01).
     pub reporting_component: String,
     #[serde(default)]
+    /// `reportingInstance`: the source's host (EC-01).
     pub reporting_instance: String,
 }
 
@@ -176,9 +200,12 @@ pub struct Event {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct EventPatch {
+    /// The new count.
     pub count: i32,
+    /// The new `lastTimestamp`.
     pub last_timestamp: Time,
     #[serde(default, skip_serializing_if = "String::is_empty")]
+    /// The new message, when it changed.
     pub message: String,
 }
 
@@ -186,6 +213,7 @@ pub struct EventPatch {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct CreateEvent {
+    /// The Event to create.
     pub event: Event,
 }
 
@@ -194,9 +222,13 @@ pub struct CreateEvent {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PatchEvent {
+    /// The Event's namespace.
     pub namespace: String,
+    /// The Event's name.
     pub name: String,
+    /// The patch to send.
     pub patch: EventPatch,
+    /// The Event to create instead if the server answers 404.
     pub event: Event,
 }
 
@@ -213,6 +245,7 @@ pub enum DropReason {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct DropEvent {
+    /// Why nothing is written.
     pub reason: DropReason,
 }
 
@@ -221,8 +254,11 @@ pub struct DropEvent {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "action", rename_all = "camelCase")]
 pub enum Correlation {
+    /// POST a new Event.
     Create(CreateEvent),
+    /// PATCH an existing Event (a repeat, EC-03).
     Patch(PatchEvent),
+    /// Write nothing (EC-05).
     Drop(DropEvent),
 }
 
@@ -576,8 +612,11 @@ pub struct EventCorrelator {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "EventCorrelatorSize"))]
 #[serde(rename_all = "camelCase")]
 pub struct CorrelatorSize {
+    /// Entries of the aggregation cache (EC-02).
     pub aggregates: usize,
+    /// Entries of the cache of Events written (EC-03).
     pub observations: usize,
+    /// Entries of the spam filter (EC-05).
     pub spam: usize,
 }
 
@@ -588,6 +627,7 @@ struct Aggregated {
 }
 
 impl EventCorrelator {
+    /// A correlator with empty caches.
     pub fn new() -> Self {
         Self::default()
     }
@@ -773,7 +813,9 @@ impl EventCorrelator {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Correlated {
+    /// What to do with the event.
     pub decision: Correlation,
+    /// The correlator's state after it.
     pub state: EventCorrelator,
 }
 

@@ -17,11 +17,15 @@ pub const EXPECTATIONS_TTL: Duration = Duration::from_seconds(300);
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ExpectationsRecord {
+    /// Creations still awaited.
     pub add: i64,
+    /// Deletions still awaited.
     pub del: i64,
+    /// When the counts were set (C-3's TTL counts from here).
     pub timestamp: Time,
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    /// The pods (`namespace/name`) whose deletion is awaited.
     pub deletion_keys: BTreeSet<String>,
 }
 
@@ -32,10 +36,12 @@ pub struct ExpectationsRecord {
 pub struct Expectations(pub Option<ExpectationsRecord>);
 
 impl Expectations {
+    /// No expectations recorded.
     pub fn none() -> Self {
         Expectations(None)
     }
 
+    /// The record, if any.
     pub fn record(&self) -> Option<&ExpectationsRecord> {
         self.0.as_ref()
     }
@@ -135,23 +141,50 @@ impl ExpectationsRecord {
 #[serde(tag = "op", rename_all = "camelCase")]
 pub enum ExpectationsChange {
     /// before creating, `ExpectCreations(count)`.
-    ExpectCreations { count: i64 },
+    ExpectCreations {
+        /// Pods about to be created.
+        count: i64,
+    },
     /// before deleting, `ExpectDeletions(keys)`.
-    ExpectDeletions { keys: Vec<String> },
+    ExpectDeletions {
+        /// The pods (`namespace/name`) about to be deleted.
+        keys: Vec<String>,
+    },
     /// `CreationObserved` once per creation that was skipped or failed.
-    LowerCreations { count: i64 },
+    LowerCreations {
+        /// Creations no longer awaited.
+        count: i64,
+    },
     /// ..R-95: `DeletionObserved(key)` (failed deletes, observed deletions).
-    DeletionObserved { key: String },
+    DeletionObserved {
+        /// The pod (`namespace/name`) whose deletion was observed or failed.
+        key: String,
+    },
     /// `CreationObserved` for an observed pod.
     CreationObserved,
     /// R-91b: `DeleteExpectations`.
     Delete,
     /// `SetExpectations(add, del)`.
-    Set { add: i64, del: i64 },
+    Set {
+        /// Creations awaited.
+        add: i64,
+        /// Deletions awaited.
+        del: i64,
+    },
     /// `LowerExpectations(add, del)`.
-    Lower { add: i64, del: i64 },
+    Lower {
+        /// Creations no longer awaited.
+        add: i64,
+        /// Deletions no longer awaited.
+        del: i64,
+    },
     /// `RaiseExpectations(add, del)`.
-    Raise { add: i64, del: i64 },
+    Raise {
+        /// More creations awaited.
+        add: i64,
+        /// More deletions awaited.
+        del: i64,
+    },
 }
 
 #[derive(Deserialize)]
@@ -225,6 +258,7 @@ impl TryFrom<ChangeWire> for ExpectationsChange {
 }
 
 impl ExpectationsChange {
+    /// The expectations after this change, at `now`.
     pub fn apply(&self, e: Expectations, now: Time) -> Expectations {
         match self {
             ExpectationsChange::ExpectCreations { count } => e.expect_creations(*count, now),

@@ -13,10 +13,13 @@ use crate::time::{Duration, Time};
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct PodCounts {
+    /// Active pods.
     pub active: usize,
+    /// Ready active pods.
     pub ready: usize,
     /// Ready for at least `minReadySeconds` at `now`.
     pub available: usize,
+    /// Terminating pods.
     pub terminating: usize,
 }
 

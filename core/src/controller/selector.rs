@@ -25,6 +25,7 @@ enum Op {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
+/// One requirement of a selector: a key, an operator and values.
 pub struct Requirement {
     key: String,
     op: Op,
@@ -121,6 +122,7 @@ impl Selector {
         matches!(self, Selector::All(r) if r.is_empty())
     }
 
+    /// A nil selector, which matches nothing.
     pub fn is_nothing(&self) -> bool {
         matches!(self, Selector::Nothing)
     }

@@ -6,7 +6,7 @@ use super::model::{Deployment, Rs};
 
 /// D-70: which old RSs to delete, in order (the first `count − limit` by revision that
 /// are empty and observed).
-pub fn to_delete<'a>(old: &'a [Rs], d: &Deployment) -> Vec<&'a Rs> {
+pub(crate) fn to_delete<'a>(old: &'a [Rs], d: &Deployment) -> Vec<&'a Rs> {
     let Some(limit) = d
         .spec
         .revision_history_limit

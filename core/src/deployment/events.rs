@@ -2,18 +2,18 @@
 
 use super::machine::Ctx;
 
-pub const NORMAL: &str = "Normal";
-pub const WARNING: &str = "Warning";
+pub(crate) const NORMAL: &str = "Normal";
+pub(crate) const WARNING: &str = "Warning";
 
-pub const SCALING_REPLICA_SET: &str = "ScalingReplicaSet";
-pub const SELECTING_ALL: &str = "SelectingAll";
-pub const RS_CREATE_ERROR: &str = "ReplicaSetCreateError";
-pub const ROLLBACK_DONE: &str = "DeploymentRollback";
-pub const ROLLBACK_REVISION_NOT_FOUND: &str = "DeploymentRollbackRevisionNotFound";
-pub const ROLLBACK_TEMPLATE_UNCHANGED: &str = "DeploymentRollbackTemplateUnchanged";
+pub(crate) const SCALING_REPLICA_SET: &str = "ScalingReplicaSet";
+pub(crate) const SELECTING_ALL: &str = "SelectingAll";
+pub(crate) const RS_CREATE_ERROR: &str = "ReplicaSetCreateError";
+pub(crate) const ROLLBACK_DONE: &str = "DeploymentRollback";
+pub(crate) const ROLLBACK_REVISION_NOT_FOUND: &str = "DeploymentRollbackRevisionNotFound";
+pub(crate) const ROLLBACK_TEMPLATE_UNCHANGED: &str = "DeploymentRollbackTemplateUnchanged";
 
 /// Go's `%q` of a plain string (names, messages): quoted with `"` and `\` escaped.
-pub fn go_quote(s: &str) -> String {
+pub(crate) fn go_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
@@ -49,7 +49,7 @@ pub(crate) fn scaled(ctx: &mut Ctx<'_>, name: &str, from: i32, to: i32) {
 }
 
 /// D-34: the create failure's message (also the Progressing condition's).
-pub fn failed_create_message(name: &str, error: &str) -> String {
+pub(crate) fn failed_create_message(name: &str, error: &str) -> String {
     format!(
         "Failed to create new replica set {}: {error}",
         go_quote(name)

@@ -27,7 +27,9 @@ use super::strategy::{max_replicas, max_surge, max_unavailable, min_available};
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DeploymentsExplanation {
+    /// The controller clock of the explanation.
     pub now: Time,
+    /// Each Deployment of the snapshot.
     pub deployments: Vec<DeploymentExplanation>,
     /// [`render_deployments`] of the above.
     pub text: String,
@@ -37,23 +39,31 @@ pub struct DeploymentsExplanation {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DeploymentExplanation {
+    /// The Deployment's namespace.
     pub namespace: String,
+    /// The Deployment's name.
     pub name: String,
     /// The `deployment.kubernetes.io/revision` annotation (D-28).
     pub revision: Option<i64>,
+    /// `spec.strategy.type`.
     pub strategy: String,
+    /// `spec.paused` (D-80).
     pub paused: bool,
+    /// `spec.replicas`.
     pub replicas: i32,
     /// D-05..D-07, resolved against `spec.replicas`.
     pub max_surge: i32,
+    /// D-05..D-07, resolved against `spec.replicas`.
     pub max_unavailable: i32,
     /// D-08: `R + maxSurge` and `R − maxUnavailable`.
     pub max_pods: i32,
+    /// D-08: `R − maxUnavailable`.
     pub min_available: i32,
     /// D-25: the ReplicaSet whose template is the deployment's (hash label aside).
     pub new_replica_set: Option<ReplicaSetSummary>,
     /// D-26: every other ReplicaSet the deployment controls, oldest first.
     pub old_replica_sets: Vec<ReplicaSetSummary>,
+    /// The Deployment's conditions.
     pub conditions: Vec<ConditionSummary>,
     /// The next sync's calls, in order, each in words.
     pub next_sync: Vec<NextCall>,
@@ -67,12 +77,17 @@ pub struct DeploymentExplanation {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReplicaSetSummary {
+    /// The ReplicaSet's name.
     pub name: String,
+    /// Its `deployment.kubernetes.io/revision` annotation (D-28).
     pub revision: Option<i64>,
     /// `spec.replicas`.
     pub replicas: i32,
+    /// `status.replicas`.
     pub current: i32,
+    /// `status.readyReplicas`.
     pub ready: i32,
+    /// `status.availableReplicas`.
     pub available: i32,
 }
 
@@ -81,9 +96,13 @@ pub struct ReplicaSetSummary {
 #[serde(rename_all = "camelCase")]
 pub struct ConditionSummary {
     #[serde(rename = "type")]
+    /// The condition type.
     pub type_: String,
+    /// `True`, `False` or `Unknown`.
     pub status: String,
+    /// Why, in one word.
     pub reason: String,
+    /// Why, in words.
     pub message: String,
     /// For a Progressing condition still in progress: seconds left before the progress
     /// deadline (negative once past it; D-76, D-77).

@@ -74,7 +74,10 @@ pub enum FailureModel {
     /// shows).
     None,
     /// Each pod of the new template is, with this probability (seeded), never ready.
-    NeverReadyFraction { fraction: f64 },
+    NeverReadyFraction {
+        /// The probability.
+        fraction: f64,
+    },
     /// The new template always fails (crash loop): none of its pods becomes ready (its
     /// observed pods already ready stay ready).
     NewTemplateFails,
@@ -123,6 +126,7 @@ pub struct PodAssumption {
     pub replica_set: String,
     /// Of the Deployment's current template.
     pub new: bool,
+    /// Which group of pods.
     pub group: PodGroup,
     /// Pods in the group (0 for `created`: however many the controllers create).
     pub pods: usize,
@@ -152,12 +156,14 @@ pub struct ForecastOptions {
     /// The controller clock at the start.
     pub now: Time,
     #[serde(default)]
+    /// The seed of the start-up jitter.
     pub seed: u64,
     /// From creation to ready, in seconds.
     pub startup_seconds: f64,
     /// A seeded extra delay, uniform in `0..=jitter`, per pod, in seconds.
     #[serde(default)]
     pub startup_jitter_seconds: f64,
+    /// Which pods fail.
     pub failure: FailureModel,
     /// Time resolution: events are rounded up to multiples of this, in seconds.
     pub interval_seconds: f64,
@@ -213,30 +219,46 @@ pub struct ForecastStep {
 )]
 pub enum ForecastEnd {
     /// The new ReplicaSet has every replica available and no old pod is left.
-    Complete { seconds: f64 },
+    Complete {
+        /// When, in seconds from the start.
+        seconds: f64,
+    },
     /// The rollout cannot progress; `reason` is the Progressing condition's reason when
     /// the controller reported one (`ProgressDeadlineExceeded`).
     Stalled {
+        /// When, in seconds from the start.
         seconds: f64,
+        /// The Progressing condition's reason, or empty.
         reason: String,
+        /// Why, in words.
         why: String,
     },
     /// `maxSeconds` passed first.
-    Unfinished { seconds: f64 },
+    Unfinished {
+        /// When the forecast stopped, in seconds from the start.
+        seconds: f64,
+    },
 }
 
 /// The forecast of a rollout.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Forecast {
+    /// `namespace/name` of the Deployment.
     pub deployment: String,
+    /// `spec.strategy.type`.
     pub strategy: String,
+    /// `spec.replicas`.
     pub replicas: i32,
+    /// D-05, D-06, resolved against `spec.replicas`.
     pub max_surge: i32,
+    /// D-05..D-07, resolved against `spec.replicas`.
     pub max_unavailable: i32,
     /// What was assumed of each group of pods at the start.
     pub assumptions: Vec<PodAssumption>,
+    /// The steps of the rollout, in time order.
     pub steps: Vec<ForecastStep>,
+    /// How the rollout ended.
     pub end: ForecastEnd,
     /// The most pods that existed at once.
     pub peak_pods: i32,
@@ -334,7 +356,7 @@ pub fn forecast(
 }
 
 /// [`forecast`] over objects already read.
-pub fn forecast_over(
+pub(crate) fn forecast_over(
     deployment: Wire<Deployment>,
     replica_sets: Vec<Rs>,
     pods: &[Pod],

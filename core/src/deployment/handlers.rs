@@ -13,7 +13,7 @@ use super::model::{Deployment, RECREATE};
 pub const MAX_RETRIES: u32 = 15;
 
 /// The work-queue key of a deployment.
-pub fn key_of(d: &Deployment) -> String {
+pub(crate) fn key_of(d: &Deployment) -> String {
     d.metadata.key()
 }
 

@@ -3,7 +3,7 @@
 //!
 //! Shared by every host that plays a rollout and shows it step by step: the rollout
 //! [`forecast`](super::forecast) and the seeded simulator (`replicore-sim`). Both run the
-//! engine's sync ([`run_sync`](super::machine::run_sync)); this module only names what
+//! engine's sync ([`run_sync`](super::run_sync)); this module only names what
 //! the sync did, it decides nothing itself.
 
 use std::collections::BTreeMap;
@@ -43,9 +43,13 @@ pub struct StepCalls {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StepCounts {
+    /// `spec.replicas` of the new ReplicaSet.
     pub new: i32,
+    /// `spec.replicas` of the old ReplicaSets, summed.
     pub old: i32,
+    /// Pods their statuses report.
     pub pods: i32,
+    /// Available pods their statuses report.
     pub available: i32,
 }
 
@@ -55,7 +59,9 @@ pub struct StepCounts {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StepBounds {
+    /// At most this many pods.
     pub max_pods: i32,
+    /// At least this many available.
     pub min_available: i32,
 }
 
@@ -65,7 +71,9 @@ pub struct StepBounds {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StepRule {
+    /// The rule id(s).
     pub rule: String,
+    /// What it did, in words.
     pub why: String,
 }
 

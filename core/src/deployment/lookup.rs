@@ -9,7 +9,7 @@ use super::model::{Deployment, Rs, HASH_LABEL};
 use super::revision::revision;
 
 /// The wire pod template of a ReplicaSet (`spec.template`), `null` when absent.
-pub fn rs_template(rs: &Rs) -> &Value {
+pub(crate) fn rs_template(rs: &Rs) -> &Value {
     rs.wire
         .get("spec")
         .and_then(|s| s.get("template"))
@@ -19,7 +19,7 @@ pub fn rs_template(rs: &Rs) -> &Value {
 /// D-25 `EqualIgnoreHash`: semantic equality of two pod templates with the
 /// `pod-template-hash` label removed from both. Like Go's semantic `DeepEqual` on the
 /// decoded structs, an absent field, `null`, an empty map and an empty list are alike.
-pub fn equal_ignore_hash(a: &Value, b: &Value) -> bool {
+pub(crate) fn equal_ignore_hash(a: &Value, b: &Value) -> bool {
     // Compared in place (no copies): the root, its `metadata`, then `labels` without the
     // hash label, each by the same rules as [`semantic_eq`].
     fields_eq(a, b, &|key, x, y| match key {
@@ -111,7 +111,7 @@ fn is_empty(v: &Value) -> bool {
 /// Structural equality where empty values equal absent ones, and resource quantities
 /// (the values of `limits`, `requests`, `overhead`, and `sizeLimit`) compare by value
 /// (`"500m"` = `"0.5"`), as Go's semantic equality compares `resource.Quantity`.
-pub fn semantic_eq(a: &Value, b: &Value) -> bool {
+pub(crate) fn semantic_eq(a: &Value, b: &Value) -> bool {
     eq_in(a, b, false)
 }
 
@@ -233,7 +233,7 @@ fn same_value(a: (i128, i32, u32), b: (i128, i32, u32)) -> bool {
 }
 
 /// `ReplicaSetsByCreationTimestamp`: creation time, then name.
-pub fn by_creation(a: &Rs, b: &Rs) -> Ordering {
+pub(crate) fn by_creation(a: &Rs, b: &Rs) -> Ordering {
     a.metadata
         .creation_timestamp
         .cmp(&b.metadata.creation_timestamp)
@@ -241,7 +241,7 @@ pub fn by_creation(a: &Rs, b: &Rs) -> Ordering {
 }
 
 /// `ReplicaSetsBySizeNewer` (D-44, scaling up): larger first, ties newer first.
-pub fn by_size_newer(a: &Rs, b: &Rs) -> Ordering {
+pub(crate) fn by_size_newer(a: &Rs, b: &Rs) -> Ordering {
     b.spec
         .desired()
         .cmp(&a.spec.desired())
@@ -249,7 +249,7 @@ pub fn by_size_newer(a: &Rs, b: &Rs) -> Ordering {
 }
 
 /// `ReplicaSetsBySizeOlder` (D-44, scaling down): larger first, ties older first.
-pub fn by_size_older(a: &Rs, b: &Rs) -> Ordering {
+pub(crate) fn by_size_older(a: &Rs, b: &Rs) -> Ordering {
     b.spec
         .desired()
         .cmp(&a.spec.desired())
@@ -259,7 +259,7 @@ pub fn by_size_older(a: &Rs, b: &Rs) -> Ordering {
 /// `ReplicaSetsByRevision` (D-70) as a less-than: revision ascending; creation time then
 /// name when either revision does not parse or they are equal. Not a total order when
 /// revisions do not parse, so the sort algorithm matters: see [`go_sort`].
-pub fn revision_less(a: &Rs, b: &Rs) -> bool {
+pub(crate) fn revision_less(a: &Rs, b: &Rs) -> bool {
     match (revision(&a.metadata), revision(&b.metadata)) {
         (Some(x), Some(y)) if x != y => x < y,
         _ => by_creation(a, b) == Ordering::Less,
@@ -271,7 +271,7 @@ pub fn revision_less(a: &Rs, b: &Rs) -> bool {
 /// same insertion sort is used here, for any length: exact up to 12 elements, and never
 /// a panic (Rust's own sorts may panic on an inconsistent order). Longer lists (more than
 /// 12 cleanable old RSs with unparseable revisions) may differ from Go's pdqsort.
-pub fn go_sort<T>(items: &mut [T], less: impl Fn(&T, &T) -> bool) {
+pub(crate) fn go_sort<T>(items: &mut [T], less: impl Fn(&T, &T) -> bool) {
     for i in 1..items.len() {
         let mut j = i;
         while j > 0 {
@@ -291,7 +291,7 @@ pub fn go_sort<T>(items: &mut [T], less: impl Fn(&T, &T) -> bool) {
 /// D-25 `FindNewReplicaSet`: sorts `rs_list` (creation time, name) in place and returns
 /// the index of the oldest RS whose template equals the deployment's ignoring the hash
 /// label.
-pub fn find_new(d: &Deployment, rs_list: &mut [Rs]) -> Option<usize> {
+pub(crate) fn find_new(d: &Deployment, rs_list: &mut [Rs]) -> Option<usize> {
     crate::sort::sort_by(rs_list, by_creation);
     rs_list
         .iter()
@@ -299,14 +299,14 @@ pub fn find_new(d: &Deployment, rs_list: &mut [Rs]) -> Option<usize> {
 }
 
 /// D-26 `FindOldReplicaSets` (all of them): every RS but the new one, in list order.
-pub fn find_old(d: &Deployment, rs_list: &mut [Rs]) -> (Option<Rs>, Vec<Rs>) {
+pub(crate) fn find_old(d: &Deployment, rs_list: &mut [Rs]) -> (Option<Rs>, Vec<Rs>) {
     let (new, old) = find_new_and_old(d, rs_list);
     (new.and_then(|i| rs_list.get(i).cloned()), old)
 }
 
 /// D-25 + D-26 with one template comparison per RS: the index of the new RS in the
 /// sorted `rs_list` ([`find_new`]) and every other RS, in list order.
-pub fn find_new_and_old(d: &Deployment, rs_list: &mut [Rs]) -> (Option<usize>, Vec<Rs>) {
+pub(crate) fn find_new_and_old(d: &Deployment, rs_list: &mut [Rs]) -> (Option<usize>, Vec<Rs>) {
     let new = find_new(d, rs_list);
     let new_uid = new.and_then(|i| rs_list.get(i)).map(|n| &n.metadata.uid);
     let old = rs_list
@@ -318,7 +318,7 @@ pub fn find_new_and_old(d: &Deployment, rs_list: &mut [Rs]) -> (Option<usize>, V
 }
 
 /// "Active": `spec.replicas > 0` (`FilterActiveReplicaSets`).
-pub fn is_active(rs: &Rs) -> bool {
+pub(crate) fn is_active(rs: &Rs) -> bool {
     rs.spec.desired() > 0
 }
 

@@ -32,6 +32,7 @@ pub struct DeploymentSyncInput {
     pub now: Time,
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(as = "Option<FeatureGates>", optional))]
+    /// The feature gates in force.
     pub feature_gates: FeatureGates,
     /// The Deployment and ReplicaSet kinds (apps/v1's unless the host names others).
     #[serde(default, skip_serializing_if = "DeploymentKinds::is_default")]
@@ -141,44 +142,70 @@ pub struct KubeObject;
 pub enum ApiCall {
     /// `GET apps/v1 deployments/{name}` (uncached): the re-check before the first
     /// adoption (D-21). Answer with the object.
-    GetDeployment { namespace: String, name: String },
+    GetDeployment {
+        /// The Deployment's namespace.
+        namespace: String,
+        /// The Deployment's name.
+        name: String,
+    },
     /// `PATCH replicasets/{name}`: adopt or release (D-21).
     PatchReplicaSet {
+        /// The object's namespace.
         namespace: String,
+        /// The object's name.
         name: String,
+        /// The patch's content type (`application/strategic-merge-patch+json`).
         patch_type: String,
         #[cfg_attr(feature = "ts", ts(as = "KubeObject"))]
+        /// The patch body.
         patch: Value,
     },
     /// `POST replicasets` (D-34). Answer with the created object (or nothing: the sent
     /// one is used).
     CreateReplicaSet {
+        /// The object's namespace.
         namespace: String,
+        /// The object's name.
         name: String,
         #[cfg_attr(feature = "ts", ts(as = "KubeObject"))]
+        /// The object to send.
         object: Value,
     },
     /// `PUT replicasets/{name}` (D-30, D-47). Answer with the updated object (optional).
     UpdateReplicaSet {
+        /// The object's namespace.
         namespace: String,
+        /// The object's name.
         name: String,
         #[cfg_attr(feature = "ts", ts(as = "KubeObject"))]
+        /// The object to send.
         object: Value,
     },
     /// `DELETE replicasets/{name}` (D-70).
-    DeleteReplicaSet { namespace: String, name: String },
+    DeleteReplicaSet {
+        /// The ReplicaSet's namespace.
+        namespace: String,
+        /// The ReplicaSet's name.
+        name: String,
+    },
     /// `PUT deployments/{name}` (rollback, D-93).
     UpdateDeployment {
+        /// The object's namespace.
         namespace: String,
+        /// The object's name.
         name: String,
         #[cfg_attr(feature = "ts", ts(as = "KubeObject"))]
+        /// The object to send.
         object: Value,
     },
     /// `PUT deployments/{name}/status`.
     UpdateDeploymentStatus {
+        /// The object's namespace.
         namespace: String,
+        /// The object's name.
         name: String,
         #[cfg_attr(feature = "ts", ts(as = "KubeObject"))]
+        /// The object to send.
         object: Value,
     },
 }
@@ -215,6 +242,7 @@ impl ApiCall {
         }
     }
 
+    /// The namespace of the object the call is about.
     pub fn namespace(&self) -> &str {
         match self {
             ApiCall::GetDeployment { namespace, .. }
@@ -227,6 +255,7 @@ impl ApiCall {
         }
     }
 
+    /// The name of the object the call is about.
     pub fn name(&self) -> &str {
         match self {
             ApiCall::GetDeployment { name, .. }
@@ -259,6 +288,7 @@ pub enum ApiResult {
     /// Success; `object` is the object the server returned (for a GET it is required;
     /// for writes it may be omitted, and the object sent is used).
     Ok {
+        /// The object the server returned, if any.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "ts", ts(as = "Option<KubeObject>"))]
         object: Option<Value>,
@@ -269,6 +299,7 @@ pub enum ApiResult {
 }
 
 impl ApiResult {
+    /// A success without an object.
     pub fn ok() -> Self {
         ApiResult::Ok { object: None }
     }
@@ -294,7 +325,9 @@ pub struct DeploymentEvent {
     /// `Normal` or `Warning`.
     #[serde(rename = "type")]
     pub type_: String,
+    /// Why (`ScalingReplicaSet`, …).
     pub reason: String,
+    /// The message.
     pub message: String,
 }
 
@@ -332,9 +365,11 @@ impl SyncError {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum ProgressRequeue {
+    /// No requeue of its own.
     None,
     /// `queue.AddAfter(key, after)`.
     After {
+        /// How long to wait.
         after: Duration,
     },
     /// `queue.AddRateLimited(key)`: the deadline is (about to be) exceeded.
@@ -397,9 +432,15 @@ impl SyncDone {
 #[serde(tag = "step", rename_all = "camelCase")]
 pub enum Step {
     /// Make this call and [`DeploymentSync::report`] its result.
-    Call { call: ApiCall },
+    Call {
+        /// The call.
+        call: ApiCall,
+    },
     /// The sync is over.
-    Done { done: SyncDone },
+    Done {
+        /// What the sync amounted to.
+        done: SyncDone,
+    },
 }
 
 /// The step machine of one sync: the input and the results reported so far.
@@ -407,8 +448,10 @@ pub enum Step {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DeploymentSync {
+    /// The sync's input.
     pub input: DeploymentSyncInput,
     #[serde(default)]
+    /// The results of the calls made so far, in order.
     pub results: Vec<ApiResult>,
 }
 
@@ -525,7 +568,7 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl<'a> Ctx<'a> {
-    pub fn new(input: &'a DeploymentSyncInput, results: &'a [ApiResult]) -> Self {
+    pub(crate) fn new(input: &'a DeploymentSyncInput, results: &'a [ApiResult]) -> Self {
         Ctx {
             now: input.now,
             gates: input.feature_gates,
@@ -540,7 +583,10 @@ impl<'a> Ctx<'a> {
     }
 
     /// Makes `call`: its reported result, or a suspension when there is none yet.
-    pub fn call(&mut self, call: ApiCall) -> Run<std::result::Result<Option<Value>, ApiError>> {
+    pub(crate) fn call(
+        &mut self,
+        call: ApiCall,
+    ) -> Run<std::result::Result<Option<Value>, ApiError>> {
         let result = match (self.results.get(self.made), self.answer.as_mut()) {
             (Some(ApiResult::Ok { object }), _) => Ok(object.clone()),
             (Some(ApiResult::Error(e)), _) => Err(e.clone()),
@@ -555,11 +601,11 @@ impl<'a> Ctx<'a> {
     }
 
     /// Calls made so far in this run.
-    pub fn made_so_far(&self) -> usize {
+    pub(crate) fn made_so_far(&self) -> usize {
         self.made
     }
 
-    pub fn event(&mut self, type_: &str, reason: &str, message: String) {
+    pub(crate) fn event(&mut self, type_: &str, reason: &str, message: String) {
         self.events.push(DeploymentEvent {
             type_: type_.into(),
             reason: reason.into(),

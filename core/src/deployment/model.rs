@@ -44,24 +44,37 @@ pub const ANNOTATIONS_NOT_COPIED: [&str; 6] = [
 ];
 
 /// D-02: is `key` one of the annotations a deployment keeps to itself?
-pub fn skip_copy_annotation(key: &str) -> bool {
+pub(crate) fn skip_copy_annotation(key: &str) -> bool {
     ANNOTATIONS_NOT_COPIED.contains(&key)
 }
 
 /// Condition types and reasons (D-03).
 pub mod reason {
+    /// Condition type: the rollout progresses (or stopped progressing).
     pub const PROGRESSING: &str = "Progressing";
+    /// Condition type: the Deployment has its minimum available replicas.
     pub const AVAILABLE: &str = "Available";
+    /// Condition type: a ReplicaSet could not be created or scaled.
     pub const REPLICA_FAILURE: &str = "ReplicaFailure";
+    /// Reason: the new ReplicaSet was updated.
     pub const RS_UPDATED: &str = "ReplicaSetUpdated";
+    /// Reason: creating the new ReplicaSet failed.
     pub const FAILED_RS_CREATE: &str = "ReplicaSetCreateError";
+    /// Reason: the new ReplicaSet was created.
     pub const NEW_RS_CREATED: &str = "NewReplicaSetCreated";
+    /// Reason: the new ReplicaSet was found.
     pub const FOUND_NEW_RS: &str = "FoundNewReplicaSet";
+    /// Reason: the new ReplicaSet is available; the rollout is complete.
     pub const NEW_RS_AVAILABLE: &str = "NewReplicaSetAvailable";
+    /// Reason: the progress deadline passed.
     pub const TIMED_OUT: &str = "ProgressDeadlineExceeded";
+    /// Reason: the Deployment is paused.
     pub const PAUSED: &str = "DeploymentPaused";
+    /// Reason: the Deployment was resumed.
     pub const RESUMED: &str = "DeploymentResumed";
+    /// Reason: the minimum of available replicas is met.
     pub const MIN_AVAILABLE: &str = "MinimumReplicasAvailable";
+    /// Reason: the minimum of available replicas is not met.
     pub const MIN_UNAVAILABLE: &str = "MinimumReplicasUnavailable";
 }
 
@@ -70,7 +83,9 @@ pub mod reason {
 /// reference counts, and the first change to a copy's typed part copies that part.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Wire<T> {
+    /// The object as read.
     pub typed: Arc<T>,
+    /// The JSON it was read from.
     pub wire: Arc<Value>,
 }
 
@@ -126,7 +141,9 @@ pub type Rs = Wire<ReplicaSet>;
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(untagged)]
 pub enum IntOrString {
+    /// A count.
     Int(i32),
+    /// A count or a percentage (`"25%"`).
     Str(String),
 }
 
@@ -164,15 +181,19 @@ impl<'de> Deserialize<'de> for IntOrString {
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+/// `RollingUpdateDeployment`.
 pub struct RollingUpdate {
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// `maxUnavailable` (D-05..D-07).
     pub max_unavailable: Option<IntOrString>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// `maxSurge` (D-05, D-06).
     pub max_surge: Option<IntOrString>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+/// `DeploymentStrategy`.
 pub struct Strategy {
     /// `RollingUpdate` or `Recreate`; anything else fails the sync (D-19).
     #[serde(default, rename = "type")]
@@ -182,14 +203,18 @@ pub struct Strategy {
         deserialize_with = "crate::objects::opt_object",
         skip_serializing_if = "Option::is_none"
     )]
+    /// `rollingUpdate`: the rolling update's bounds.
     pub rolling_update: Option<RollingUpdate>,
 }
 
+/// The rolling update strategy type.
 pub const ROLLING_UPDATE: &str = "RollingUpdate";
+/// The recreate strategy type.
 pub const RECREATE: &str = "Recreate";
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+/// `DeploymentSpec`.
 pub struct DeploymentSpec {
     /// Defaulted to 1 by the API server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -205,14 +230,19 @@ pub struct DeploymentSpec {
     #[serde(default)]
     pub template: Value,
     #[serde(default, deserialize_with = "crate::objects::object")]
+    /// How old pods are replaced by new ones.
     pub strategy: Strategy,
     #[serde(default)]
+    /// Seconds a ready pod waits before it counts as available.
     pub min_ready_seconds: i32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Old ReplicaSets to keep (D-70; `None` or [`UNLIMITED`]: no cleanup).
     pub revision_history_limit: Option<i32>,
     #[serde(default)]
+    /// A paused Deployment scales but does not roll out (D-80).
     pub paused: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Seconds before a stalled rollout is reported (D-04, D-75).
     pub progress_deadline_seconds: Option<i32>,
 }
 
@@ -222,25 +252,31 @@ pub struct DeploymentSpec {
 #[serde(rename_all = "camelCase")]
 pub struct DeploymentCondition {
     #[serde(rename = "type")]
+    /// The condition type ([`reason::PROGRESSING`], …).
     pub type_: String,
+    /// `True`, `False` or `Unknown`.
     pub status: String,
     #[serde(
         default,
         deserialize_with = "time::deserialize_opt",
         serialize_with = "time::serialize_opt"
     )]
+    /// When the condition was last updated.
     pub last_update_time: Option<Time>,
     #[serde(
         default,
         deserialize_with = "time::deserialize_opt",
         serialize_with = "time::serialize_opt"
     )]
+    /// When its status last changed.
     pub last_transition_time: Option<Time>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     #[cfg_attr(feature = "ts", ts(as = "Option<String>", optional))]
+    /// Why, in one word.
     pub reason: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     #[cfg_attr(feature = "ts", ts(as = "Option<String>", optional))]
+    /// Why, in words.
     pub message: String,
 }
 
@@ -251,23 +287,30 @@ pub struct DeploymentCondition {
 pub struct DeploymentStatus {
     #[serde(default, skip_serializing_if = "is_zero_i64")]
     #[cfg_attr(feature = "ts", ts(as = "Option<i64>", optional))]
+    /// The generation the status was computed for.
     pub observed_generation: i64,
     #[serde(default, skip_serializing_if = "is_zero")]
     #[cfg_attr(feature = "ts", ts(as = "Option<i32>", optional))]
+    /// `status.replicas` summed over its ReplicaSets.
     pub replicas: i32,
     #[serde(default, skip_serializing_if = "is_zero")]
     #[cfg_attr(feature = "ts", ts(as = "Option<i32>", optional))]
+    /// `status.replicas` of the new ReplicaSet.
     pub updated_replicas: i32,
     #[serde(default, skip_serializing_if = "is_zero")]
     #[cfg_attr(feature = "ts", ts(as = "Option<i32>", optional))]
+    /// `status.readyReplicas` summed over its ReplicaSets.
     pub ready_replicas: i32,
     #[serde(default, skip_serializing_if = "is_zero")]
     #[cfg_attr(feature = "ts", ts(as = "Option<i32>", optional))]
+    /// `status.availableReplicas` summed over its ReplicaSets.
     pub available_replicas: i32,
     #[serde(default, skip_serializing_if = "is_zero")]
     #[cfg_attr(feature = "ts", ts(as = "Option<i32>", optional))]
+    /// The ReplicaSets' `spec.replicas` summed, less the available pods (never negative).
     pub unavailable_replicas: i32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// `status.terminatingReplicas` summed over its ReplicaSets (with the feature gate; `None` otherwise).
     pub terminating_replicas: Option<i32>,
     #[serde(
         default,
@@ -275,8 +318,10 @@ pub struct DeploymentStatus {
         skip_serializing_if = "Vec::is_empty"
     )]
     #[cfg_attr(feature = "ts", ts(as = "Option<Vec<DeploymentCondition>>", optional))]
+    /// The conditions.
     pub conditions: Vec<DeploymentCondition>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Hash collisions met naming the new ReplicaSet (D-27).
     pub collision_count: Option<i32>,
 }
 
@@ -297,16 +342,22 @@ impl DeploymentStatus {
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+/// A `apps/v1` Deployment: the fields the controller reads and writes.
 pub struct Deployment {
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// `apiVersion`.
     pub api_version: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// `kind`.
     pub kind: Option<String>,
     #[serde(default, deserialize_with = "crate::objects::object")]
+    /// `metadata`.
     pub metadata: ObjectMeta,
     #[serde(default, deserialize_with = "crate::objects::object")]
+    /// `spec`.
     pub spec: DeploymentSpec,
     #[serde(default, deserialize_with = "crate::objects::object")]
+    /// `status`.
     pub status: DeploymentStatus,
 }
 
@@ -316,6 +367,7 @@ impl Deployment {
         self.spec.replicas.unwrap_or(1)
     }
 
+    /// Whether the strategy is `RollingUpdate`.
     pub fn is_rolling_update(&self) -> bool {
         self.spec.strategy.type_ == ROLLING_UPDATE
     }
@@ -334,6 +386,7 @@ impl Deployment {
             .is_some_and(|s| s != UNLIMITED)
     }
 
+    /// The annotation `key`, if set.
     pub fn annotation(&self, key: &str) -> Option<&str> {
         self.metadata
             .annotations

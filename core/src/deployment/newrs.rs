@@ -33,7 +33,11 @@ pub fn replica_set_name(deployment: &str, hash: &str) -> String {
 }
 
 /// D-51 / D-32 `NewRSNewReplicas`: how many replicas the new RS should have.
-pub fn new_rs_new_replicas(d: &Deployment, all: &[&Rs], new_rs_size: i32) -> Result<i32, String> {
+pub(crate) fn new_rs_new_replicas(
+    d: &Deployment,
+    all: &[&Rs],
+    new_rs_size: i32,
+) -> Result<i32, String> {
     let r = d.replicas();
     match d.spec.strategy.type_.as_str() {
         ROLLING_UPDATE => {

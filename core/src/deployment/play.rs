@@ -60,13 +60,16 @@ pub(crate) struct PodLife {
 /// A pod's stage at an instant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stage {
+    /// Created, not yet running (phase `Pending`).
     Pending,
+    /// Running, not yet ready.
     Starting,
+    /// Running and ready.
     Ready,
 }
 
 impl PodLife {
-    pub fn stage(&self, t: i64) -> Stage {
+    pub(crate) fn stage(&self, t: i64) -> Stage {
         if self.ready.is_some_and(|r| r <= t) {
             Stage::Ready
         } else if self.running <= t {
@@ -137,7 +140,7 @@ fn instant(start: Time, ms: i64) -> Time {
 }
 
 impl Play {
-    pub fn new(start: Time, deployment: Wire<Deployment>) -> Self {
+    pub(crate) fn new(start: Time, deployment: Wire<Deployment>) -> Self {
         Play {
             start,
             deployment,
@@ -156,7 +159,7 @@ impl Play {
         }
     }
 
-    pub fn at(&self, t: i64) -> Time {
+    pub(crate) fn at(&self, t: i64) -> Time {
         instant(self.start, t)
     }
 
@@ -166,17 +169,17 @@ impl Play {
     }
 
     /// Is `rs` of the Deployment's current template?
-    pub fn is_new(&self, rs: &Rs) -> bool {
+    pub(crate) fn is_new(&self, rs: &Rs) -> bool {
         limiting::is_new(rs, &self.deployment.spec.template)
     }
 
     /// (new replicas, old replicas, pods, available) as the ReplicaSets' status shows.
-    pub fn counts(&self) -> StepCounts {
+    pub(crate) fn counts(&self) -> StepCounts {
         limiting::counts(&self.replica_sets, &self.deployment.spec.template)
     }
 
     /// A ReplicaSet the cluster holds at the start.
-    pub fn add_replica_set(&mut self, rs: Rs) -> Result<()> {
+    pub(crate) fn add_replica_set(&mut self, rs: Rs) -> Result<()> {
         let mut typed = (*rs.typed).clone();
         typed.metadata.resource_version = Some(self.next_version());
         self.store.upsert_owner(typed)?;
@@ -185,7 +188,7 @@ impl Play {
     }
 
     /// A pod of `rs` the cluster holds at the start (`name` empty: one is made).
-    pub fn add_pod(&mut self, rs: &Rs, name: &str, created: i64, life: PodLife, tag: u8) {
+    pub(crate) fn add_pod(&mut self, rs: &Rs, name: &str, created: i64, life: PodLife, tag: u8) {
         if !self.templates.contains_key(&rs.metadata.name) {
             let template =
                 crate::replicaset::template::pod_from_template(&rs.typed, &self.config.owner_kind);
@@ -297,7 +300,7 @@ impl Play {
     }
 
     /// Every pod whose stage changed by `t` shows it (a pod update event each).
-    pub fn advance_pods(&mut self, t: i64) -> Result<()> {
+    pub(crate) fn advance_pods(&mut self, t: i64) -> Result<()> {
         let changed: Vec<String> = self
             .pods
             .iter()
@@ -323,7 +326,7 @@ impl Play {
 
     /// The next instant after `t` at which a pod changes stage or a ReplicaSet key is
     /// due.
-    pub fn next_event(&self, t: i64) -> Option<i64> {
+    pub(crate) fn next_event(&self, t: i64) -> Option<i64> {
         let pods = self.pods.values().filter_map(|p| p.life.next_change(t));
         let keys = self.due.values().copied().filter(|&d| d > t);
         pods.chain(keys).min()
@@ -332,7 +335,7 @@ impl Play {
     /// The ReplicaSet controller at `t`: every key due by then synced (a key its own
     /// sync makes due again now is synced again, up to a bound). Returns whether any
     /// ReplicaSet's status or pods changed.
-    pub fn run_replica_sets(&mut self, t: i64, startup: &mut Startup<'_>) -> Result<bool> {
+    pub(crate) fn run_replica_sets(&mut self, t: i64, startup: &mut Startup<'_>) -> Result<bool> {
         let mut changed = false;
         for _ in 0..RS_SYNCS_PER_INSTANT {
             let Some(key) = self
@@ -486,7 +489,11 @@ impl Play {
 
     /// One Deployment sync at `t`, its calls applied to the model; what its calls did
     /// to the ReplicaSets is added to `decided`.
-    pub fn sync_deployment(&mut self, t: i64, decided: &mut StepCalls) -> Result<ProgressRequeue> {
+    pub(crate) fn sync_deployment(
+        &mut self,
+        t: i64,
+        decided: &mut StepCalls,
+    ) -> Result<ProgressRequeue> {
         let now = self.at(t);
         let d = &self.deployment;
         let input = DeploymentSyncInput {
@@ -612,7 +619,7 @@ impl Play {
     }
 
     /// Sets the Deployment's `spec.replicas` (a write of its scale subresource).
-    pub fn scale_deployment(&mut self, replicas: i32) {
+    pub(crate) fn scale_deployment(&mut self, replicas: i32) {
         if self.deployment.spec.replicas == Some(replicas) {
             return;
         }
@@ -630,7 +637,7 @@ impl Play {
 
     /// A user's edit of the Deployment's pod template (a rollout): the template
     /// replaced, the generation moved on.
-    pub fn set_template(&mut self, template: Value) {
+    pub(crate) fn set_template(&mut self, template: Value) {
         let generation = self.deployment.metadata.generation.unwrap_or(0) + 1;
         self.deployment.spec.template = template.clone();
         self.deployment.metadata.generation = Some(generation);

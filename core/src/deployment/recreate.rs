@@ -49,7 +49,11 @@ pub(crate) fn rollout_recreate(
 
 /// D-61 `oldPodsRunning`: an old RS reports replicas, or a pod of the pod map outside the
 /// new RS is not Succeeded/Failed.
-pub fn old_pods_running(new_rs: Option<&Rs>, old: &[Rs], pod_map: &[(String, Vec<&Pod>)]) -> bool {
+pub(crate) fn old_pods_running(
+    new_rs: Option<&Rs>,
+    old: &[Rs],
+    pod_map: &[(String, Vec<&Pod>)],
+) -> bool {
     let reported = old
         .iter()
         .fold(0i32, |a, rs| a.wrapping_add(rs.status.replicas));

@@ -21,7 +21,7 @@ pub fn revision(meta: &ObjectMeta) -> Option<i64> {
 }
 
 /// `strconv.ParseInt(s, 10, 64)`.
-pub fn parse_int64(s: &str) -> Option<i64> {
+pub(crate) fn parse_int64(s: &str) -> Option<i64> {
     let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -52,7 +52,7 @@ pub fn last_revision<'a>(rss: impl IntoIterator<Item = &'a Rs>) -> i64 {
 
 /// D-30.1 `copyDeploymentAnnotationsToReplicaSet`: sets every deployment annotation not in
 /// D-02 whose value differs or is absent; true when one changed.
-pub fn copy_deployment_annotations(d: &Deployment, rs_meta: &mut ObjectMeta) -> bool {
+pub(crate) fn copy_deployment_annotations(d: &Deployment, rs_meta: &mut ObjectMeta) -> bool {
     let target = annotations_mut(rs_meta);
     let mut changed = false;
     for (k, v) in d.metadata.annotations.iter().flatten() {
@@ -125,7 +125,11 @@ fn append_history(annotations: &mut StringMap, old: &str, limit: usize) {
 }
 
 /// `SetReplicasAnnotations`: desired-replicas and max-replicas; true when one changed.
-pub fn set_replicas_annotations(annotations: &mut StringMap, desired: i32, max: i32) -> bool {
+pub(crate) fn set_replicas_annotations(
+    annotations: &mut StringMap,
+    desired: i32,
+    max: i32,
+) -> bool {
     let mut changed = false;
     for (key, value) in [
         (DESIRED_REPLICAS_ANNOTATION, desired),
@@ -141,7 +145,7 @@ pub fn set_replicas_annotations(annotations: &mut StringMap, desired: i32, max: 
 }
 
 /// `ReplicasAnnotationsNeedUpdate` (D-47).
-pub fn replicas_annotations_need_update(meta: &ObjectMeta, desired: i32, max: i32) -> bool {
+pub(crate) fn replicas_annotations_need_update(meta: &ObjectMeta, desired: i32, max: i32) -> bool {
     let Some(a) = meta.annotations.as_ref() else {
         return true;
     };
@@ -150,7 +154,7 @@ pub fn replicas_annotations_need_update(meta: &ObjectMeta, desired: i32, max: i3
 }
 
 /// `SetDeploymentRevision`: true when the deployment's revision annotation changed.
-pub fn set_deployment_revision(d: &mut Deployment, revision: &str) -> bool {
+pub(crate) fn set_deployment_revision(d: &mut Deployment, revision: &str) -> bool {
     let a = annotations_mut(&mut d.metadata);
     if a.get(REVISION_ANNOTATION).map(String::as_str) == Some(revision) {
         return false;
@@ -181,7 +185,7 @@ pub fn set_deployment_annotations_to(d: &mut Deployment, rs_meta: &ObjectMeta) {
 
 /// Non-negative int32 annotation (`getNonNegativeInt32FromAnnotation`): `ParseUint(v,
 /// 10, 32)` within `i32`.
-pub fn non_negative_i32_annotation(meta: &ObjectMeta, key: &str) -> Option<i32> {
+pub(crate) fn non_negative_i32_annotation(meta: &ObjectMeta, key: &str) -> Option<i32> {
     let v = meta.annotations.as_ref()?.get(key)?;
     if v.is_empty() || !v.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -191,7 +195,7 @@ pub fn non_negative_i32_annotation(meta: &ObjectMeta, key: &str) -> Option<i32> 
 }
 
 /// `strconv.Atoi` of an annotation (`IsSaturated`, D-43).
-pub fn atoi_annotation(meta: &ObjectMeta, key: &str) -> Option<i64> {
+pub(crate) fn atoi_annotation(meta: &ObjectMeta, key: &str) -> Option<i64> {
     let v = meta.annotations.as_ref()?.get(key)?;
     parse_int64(v)
 }

@@ -11,7 +11,7 @@ use super::revision::{last_revision, parse_int64, revision, set_deployment_annot
 
 /// D-90 `getRollbackTo`: the requested revision, when the annotation is a non-empty
 /// decimal integer.
-pub fn rollback_to(d: &Deployment) -> Option<i64> {
+pub(crate) fn rollback_to(d: &Deployment) -> Option<i64> {
     let v = d.annotation(ROLLBACK_TO_ANNOTATION)?;
     if v.is_empty() {
         return None;

@@ -92,7 +92,7 @@ pub fn is_scaling_event(d: &Deployment, new_rs: Option<&Rs>, old: &[Rs]) -> bool
 }
 
 /// D-42 `FindActiveOrLatest`. Sorts `old` newest first, in place (as upstream does).
-pub fn find_active_or_latest(new_rs: Option<&Rs>, old: &mut [Rs]) -> Option<Rs> {
+pub(crate) fn find_active_or_latest(new_rs: Option<&Rs>, old: &mut [Rs]) -> Option<Rs> {
     if new_rs.is_none() && old.is_empty() {
         return None;
     }

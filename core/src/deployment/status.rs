@@ -12,7 +12,7 @@ use super::model::{
 use super::strategy::min_available;
 
 /// A condition with both times `now` (`NewDeploymentCondition`).
-pub fn new_condition(
+pub(crate) fn new_condition(
     type_: &str,
     status: &str,
     reason: &str,
@@ -31,7 +31,7 @@ pub fn new_condition(
 
 /// D-77 `SetDeploymentCondition`: same status and reason ⇒ unchanged; same status ⇒
 /// replaced keeping lastTransitionTime; else replaced. The new one goes last.
-pub fn set_condition(status: &mut DeploymentStatus, mut condition: DeploymentCondition) {
+pub(crate) fn set_condition(status: &mut DeploymentStatus, mut condition: DeploymentCondition) {
     if let Some(current) = status.condition(&condition.type_) {
         if current.status == condition.status && current.reason == condition.reason {
             return;
@@ -45,7 +45,7 @@ pub fn set_condition(status: &mut DeploymentStatus, mut condition: DeploymentCon
 }
 
 /// `RemoveDeploymentCondition`: order of the others kept.
-pub fn remove_condition(status: &mut DeploymentStatus, type_: &str) {
+pub(crate) fn remove_condition(status: &mut DeploymentStatus, type_: &str) {
     status.conditions.retain(|c| c.type_ != type_);
 }
 
@@ -67,7 +67,7 @@ fn sum(all: &[&Rs], f: impl Fn(&Rs) -> i32) -> i32 {
 }
 
 /// D-73 `calculateStatus`.
-pub fn calculate_status(
+pub(crate) fn calculate_status(
     all: &[&Rs],
     new_rs: Option<&Rs>,
     d: &Deployment,
@@ -112,7 +112,7 @@ pub fn calculate_status(
 }
 
 /// D-74 `DeploymentComplete`.
-pub fn is_complete(d: &Deployment, s: &DeploymentStatus) -> bool {
+pub(crate) fn is_complete(d: &Deployment, s: &DeploymentStatus) -> bool {
     let r = d.replicas();
     s.updated_replicas == r
         && s.replicas == r
@@ -121,7 +121,7 @@ pub fn is_complete(d: &Deployment, s: &DeploymentStatus) -> bool {
 }
 
 /// D-75 `DeploymentProgressing`.
-pub fn is_progressing(d: &Deployment, s: &DeploymentStatus) -> bool {
+pub(crate) fn is_progressing(d: &Deployment, s: &DeploymentStatus) -> bool {
     let old = &d.status;
     let old_old = old.replicas.wrapping_sub(old.updated_replicas);
     let new_old = s.replicas.wrapping_sub(s.updated_replicas);
@@ -136,7 +136,7 @@ fn deadline(d: &Deployment) -> Duration {
 }
 
 /// D-76 `DeploymentTimedOut` on the new status's Progressing condition.
-pub fn is_timed_out(d: &Deployment, s: &DeploymentStatus, now: Time) -> bool {
+pub(crate) fn is_timed_out(d: &Deployment, s: &DeploymentStatus, now: Time) -> bool {
     if !d.has_progress_deadline() {
         return false;
     }
@@ -157,7 +157,7 @@ pub fn is_timed_out(d: &Deployment, s: &DeploymentStatus, now: Time) -> bool {
 }
 
 /// D-78 `requeueStuckDeployment`.
-pub fn requeue_stuck(d: &Deployment, s: &DeploymentStatus, now: Time) -> ProgressRequeue {
+pub(crate) fn requeue_stuck(d: &Deployment, s: &DeploymentStatus, now: Time) -> ProgressRequeue {
     let Some(c) = d.status.condition(reason::PROGRESSING) else {
         return ProgressRequeue::None;
     };

@@ -18,7 +18,7 @@ use super::scale::{is_scaling_event, scale};
 use super::status::{sync_deployment_status, update_status};
 
 /// `cache.SplitMetaNamespaceKey`: `name` or `namespace/name`.
-pub fn split_key(key: &str) -> std::result::Result<(&str, &str), String> {
+pub(crate) fn split_key(key: &str) -> std::result::Result<(&str, &str), String> {
     let parts: Vec<&str> = key.split('/').collect();
     match parts.as_slice() {
         [name] => Ok(("", name)),

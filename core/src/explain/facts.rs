@@ -18,10 +18,13 @@ use crate::time::Time;
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct PodFacts {
+    /// The pod's namespace.
     pub namespace: String,
+    /// The pod's name.
     pub name: String,
     /// `spec.nodeName`; `None` when not scheduled.
     pub node: Option<String>,
+    /// `status.phase`.
     pub phase: String,
     ///
     pub ready: bool,
@@ -29,11 +32,13 @@ pub struct PodFacts {
     pub ready_since: Option<Time>,
     /// the highest restart count over regular containers, then over sidecars.
     pub restarts: i32,
+    /// the highest restart count over sidecars.
     pub sidecar_restarts: i32,
     /// the pod-deletion-cost annotation as upstream parses it (invalid ⇒ 0).
     pub deletion_cost: i32,
     ///
     pub active: bool,
+    /// It has a deletion timestamp.
     pub terminating: bool,
     /// The controller reference as `Kind/name`; `None` for an orphan.
     pub controller: Option<String>,

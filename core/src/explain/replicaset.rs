@@ -62,6 +62,7 @@ pub struct ExplainOptions {
     pub owner: Option<String>,
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    /// The controller's configuration.
     pub config: Config,
 }
 
@@ -82,10 +83,13 @@ impl ExplainOptions {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Explanation {
+    /// The controller clock of the explanation.
     pub now: Time,
     /// Objects read: ReplicaSets, pods, and items of other kinds (ignored).
     pub replica_sets: usize,
+    /// Pods read.
     pub pods: usize,
+    /// Items of other kinds, ignored.
     pub ignored: usize,
     /// One per explained ReplicaSet, by namespace and name.
     pub owners: Vec<OwnerExplanation>,
@@ -96,7 +100,9 @@ pub struct Explanation {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct OwnerExplanation {
+    /// The ReplicaSet's namespace.
     pub namespace: String,
+    /// The ReplicaSet's name.
     pub name: String,
     /// `Kind/name` of its controller (a Deployment), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -104,15 +110,19 @@ pub struct OwnerExplanation {
     pub controller: Option<String>,
     /// `spec.replicas`.
     pub desired: i32,
+    /// Its selector, as a label selector string.
     pub selector: String,
+    /// `spec.minReadySeconds`.
     pub min_ready_seconds: i32,
     /// The pods it would own once the claims went through.
     pub pods: PodCounts,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
+    /// Why the sync would do nothing at all, if so.
     pub halt: Option<Halt>,
     /// Orphans it would adopt and pods it would release, by name.
     pub adopt: Vec<String>,
+    /// Pods it would release, by name.
     pub release: Vec<String>,
     /// The manage step (§9).
     pub sync: SyncAction,
@@ -127,12 +137,16 @@ pub struct OwnerExplanation {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "action", rename_all = "camelCase")]
 pub enum SyncAction {
+    /// No create and no delete.
     Nothing {
+        /// Why not.
         why: Idle,
     },
     /// R-50..R-52: `count` creates in slow-start `batches`.
     Create {
+        /// Pods to create.
         count: usize,
+        /// The slow-start batches.
         batches: Vec<usize>,
         /// Why every create would fail before any API call (a template without labels).
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -141,6 +155,7 @@ pub enum SyncAction {
     },
     /// R-55..R-59: these pods, deleted concurrently.
     Delete {
+        /// The pods, first to go first.
         victims: Vec<VictimExplanation>,
     },
 }
@@ -152,7 +167,9 @@ pub enum SyncAction {
 pub struct VictimExplanation {
     /// 1 = the first to go.
     pub position: usize,
+    /// The pod's namespace.
     pub namespace: String,
+    /// The pod's name.
     pub name: String,
     /// The rule that placed it before the next pod of the ranking (`None` when last).
     pub rule: Option<RankRule>,
@@ -163,6 +180,7 @@ pub struct VictimExplanation {
     #[cfg_attr(feature = "ts", ts(optional))]
     pub ready_since: Option<Time>,
     #[serde(flatten)]
+    /// What the ranking knew about it.
     pub facts: RankFacts,
 }
 
@@ -171,6 +189,7 @@ pub struct VictimExplanation {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ScaleDown {
+    /// The replica count previewed.
     pub replicas: i32,
     /// Owned active pods now.
     pub active: usize,

@@ -25,21 +25,27 @@ use crate::time::Time;
 pub struct ForecastRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
+    /// The seed of the start-up jitter.
     pub seed: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
+    /// From creation to ready, in seconds.
     pub startup_seconds: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
+    /// A seeded extra delay per pod, in seconds.
     pub startup_jitter_seconds: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
+    /// Which pods fail.
     pub failure: Option<FailureModel>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
+    /// Time resolution, in seconds.
     pub interval_seconds: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
+    /// Stop each forecast after this long, in seconds.
     pub max_seconds: Option<f64>,
 }
 
@@ -125,9 +131,11 @@ pub struct ReportOptions {
     pub deployment: Option<String>,
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    /// The controller's configuration.
     pub config: Config,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
+    /// Forecast each Deployment's rollout, with these options.
     pub forecast: Option<ForecastRequest>,
 }
 
@@ -160,10 +168,13 @@ impl ReportOptions {
 #[serde(rename_all = "camelCase")]
 pub struct Report {
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The Deployments explained (`None` when the snapshot has none).
     pub deployments: Option<DeploymentsExplanation>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The ReplicaSets explained (`None` when a snapshot of Deployments has no ReplicaSet yet).
     pub replica_sets: Option<Explanation>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// The rollout forecasts asked for.
     pub forecasts: Vec<Forecast>,
 }
 

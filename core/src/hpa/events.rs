@@ -32,14 +32,14 @@ impl HpaEvent {
 }
 
 /// H-132 reasons.
-pub const FAILED_GET_SCALE: &str = "FailedGetScale";
-pub const SELECTOR_REQUIRED: &str = "SelectorRequired";
-pub const INVALID_SELECTOR: &str = "InvalidSelector";
-pub const AMBIGUOUS_SELECTOR: &str = "AmbiguousSelector";
-pub const FAILED_COMPUTE_METRICS_REPLICAS: &str = "FailedComputeMetricsReplicas";
-pub const FAILED_RESCALE: &str = "FailedRescale";
-pub const SUCCESSFUL_RESCALE: &str = "SuccessfulRescale";
-pub const FAILED_UPDATE_STATUS: &str = "FailedUpdateStatus";
+pub(crate) const FAILED_GET_SCALE: &str = "FailedGetScale";
+pub(crate) const SELECTOR_REQUIRED: &str = "SelectorRequired";
+pub(crate) const INVALID_SELECTOR: &str = "InvalidSelector";
+pub(crate) const AMBIGUOUS_SELECTOR: &str = "AmbiguousSelector";
+pub(crate) const FAILED_COMPUTE_METRICS_REPLICAS: &str = "FailedComputeMetricsReplicas";
+pub(crate) const FAILED_RESCALE: &str = "FailedRescale";
+pub(crate) const SUCCESSFUL_RESCALE: &str = "SuccessfulRescale";
+pub(crate) const FAILED_UPDATE_STATUS: &str = "FailedUpdateStatus";
 
 /// H-47/H-42/H-43/H-49: why a rescale happened, as its event says.
 pub(crate) fn above_target(metric: &str) -> String {

@@ -68,7 +68,7 @@ pub enum MetricQuery {
 /// A metric that could not propose (H-74, H-75): the condition reason (also the event's),
 /// the inner error (event and condition message), the error the aggregation sees.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Failure {
+pub(crate) struct Failure {
     pub reason: &'static str,
     pub inner: String,
     pub error: String,
@@ -76,7 +76,7 @@ pub struct Failure {
 
 /// A metric that proposed: the count, its name in messages, its status entry.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Computed {
+pub(crate) struct Computed {
     pub replicas: i32,
     pub name: String,
     pub status: MetricStatus,
@@ -542,7 +542,7 @@ pub(crate) struct Aggregate {
 
 impl Aggregate {
     /// H-64: a proposal is taken while the max is 0, or when strictly larger.
-    pub fn propose(&mut self, c: &Computed) {
+    pub(crate) fn propose(&mut self, c: &Computed) {
         if self.replicas == 0 || c.replicas > self.replicas {
             self.replicas = c.replicas;
             self.name.clone_from(&c.name);
@@ -550,7 +550,7 @@ impl Aggregate {
         }
     }
 
-    pub fn fail(&mut self, f: Failure) {
+    pub(crate) fn fail(&mut self, f: Failure) {
         if self.failed == 0 {
             self.first_failure = Some(f);
         }
@@ -558,7 +558,7 @@ impl Aggregate {
     }
 
     /// H-65: the error of the failures, if any (`invalid metrics (n invalid out of m)…`).
-    pub fn error(&self, total: usize) -> Option<String> {
+    pub(crate) fn error(&self, total: usize) -> Option<String> {
         self.first_failure.as_ref().map(|f| {
             format!(
                 "invalid metrics ({} invalid out of {total}), first error is: {}",
@@ -568,7 +568,7 @@ impl Aggregate {
     }
 
     /// H-65: every metric failed, or some did and the max is below the spec replicas.
-    pub fn is_fatal(&self, total: usize, spec_replicas: i32) -> bool {
+    pub(crate) fn is_fatal(&self, total: usize, spec_replicas: i32) -> bool {
         self.failed >= total || (self.failed > 0 && self.replicas < spec_replicas)
     }
 }

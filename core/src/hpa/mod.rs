@@ -5,11 +5,11 @@
 //!
 //! One module per rule family: [`model`] (objects, defaults, configuration: H-01..H-21),
 //! [`pods`] (pod grouping and requests: H-76..H-81, H-95), [`calculator`] (the replica
-//! calculator: H-82..H-98, H-139..H-150), [`metrics`] (one metric's query, proposal,
-//! status and failure; the max over metrics: H-62..H-75), [`memory`] (recommendations
-//! and scale events: H-104, H-108, H-110, H-117..H-122), [`normalize`] (legacy and
-//! behavior paths: H-104..H-118), [`status`] (conditions and the status write:
-//! H-123..H-130), [`events`] (H-131..H-133), and the driver [`machine`] (one
+//! calculator: H-82..H-98, H-139..H-150), `metrics.rs` (one metric's query, proposal,
+//! status and failure; the max over metrics: H-62..H-75), `memory.rs` (recommendations
+//! and scale events: H-104, H-108, H-110, H-117..H-122), `normalize.rs` (legacy and
+//! behavior paths: H-104..H-118), `status.rs` (conditions and the status write:
+//! H-123..H-130), `events.rs` (H-131..H-133), and the driver [`machine`] (one
 //! `reconcileAutoscaler` as a step machine: H-31..H-61, H-134). [`forecast`](mod@forecast) plays the
 //! machine forward over a load curve on a seeded pod model (no rule of its own); [`load`]
 //! is that model's demand (the curves and what each pod reports), shared with the
@@ -45,17 +45,17 @@
 
 pub mod calculator;
 pub mod client;
-pub mod events;
+mod events;
 pub mod explain;
 pub mod forecast;
 pub mod load;
 pub mod machine;
-pub mod memory;
-pub mod metrics;
+mod memory;
+mod metrics;
 pub mod model;
-pub mod normalize;
+mod normalize;
 pub mod pods;
-pub mod status;
+mod status;
 
 pub use calculator::Tolerances;
 pub use events::HpaEvent;

@@ -12,7 +12,7 @@ use super::model::{Behavior, ScalingPolicy, ScalingRules};
 
 /// Why the count was limited, and the message (H-106, H-112..H-114).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limit {
+pub(crate) struct Limit {
     pub reason: &'static str,
     pub message: &'static str,
 }
@@ -40,7 +40,7 @@ const TOO_FEW: Limit = Limit {
 
 /// How stabilization ended (the `AbleToScale` condition it sets, H-105, H-111).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Stabilized {
+pub(crate) struct Stabilized {
     pub reason: &'static str,
     pub message: &'static str,
 }
@@ -61,7 +61,7 @@ const UP_STABILIZED: Stabilized = Stabilized {
 /// The outcome of a normalization: the stabilized count, how, the final count, and
 /// whether the limit changed it (`ScalingLimited` True).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Normalized {
+pub(crate) struct Normalized {
     pub stabilized: i32,
     pub stabilization: Stabilized,
     pub desired: i32,
@@ -69,7 +69,7 @@ pub struct Normalized {
 }
 
 impl Normalized {
-    pub fn limited(&self) -> bool {
+    pub(crate) fn limited(&self) -> bool {
         self.desired != self.stabilized
     }
 }

@@ -177,7 +177,7 @@ impl<'a> Samples<'a> {
     /// The samples of `list` attached to `pods`: the k-th sample is first taken as the
     /// pod's that the k-th sample of the list attached before named (the k-th pod for
     /// the first list), and found on the name index when the names differ.
-    pub fn attach(
+    pub(crate) fn attach(
         pods: &[&HpaPod],
         names: &PodNames,
         list: impl Iterator<Item = (&'a str, Sample)>,
@@ -224,11 +224,11 @@ impl<'a> Samples<'a> {
         out
     }
 
-    pub fn get(&self, i: usize) -> Option<&Sample> {
+    pub(crate) fn get(&self, i: usize) -> Option<&Sample> {
         self.by_pod.get(i).and_then(Option::as_ref)
     }
 
-    pub fn set(&mut self, i: usize, sample: Sample) {
+    pub(crate) fn set(&mut self, i: usize, sample: Sample) {
         if let Some(slot) = self.by_pod.get_mut(i) {
             if slot.replace(sample).is_none() {
                 self.held += 1;
@@ -236,28 +236,28 @@ impl<'a> Samples<'a> {
         }
     }
 
-    pub fn remove(&mut self, i: usize) {
+    pub(crate) fn remove(&mut self, i: usize) {
         if self.by_pod.get_mut(i).and_then(Option::take).is_some() {
             self.held -= 1;
         }
     }
 
     /// How many samples, superfluous ones included (upstream's `len(metrics)`).
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.held + self.superfluous.len()
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// The listed pods' samples, by position.
-    pub fn listed(&self) -> &[Option<Sample>] {
+    pub(crate) fn listed(&self) -> &[Option<Sample>] {
         &self.by_pod
     }
 
     /// Every sample's value, superfluous ones included.
-    pub fn values(&self) -> impl Iterator<Item = i64> + '_ {
+    pub(crate) fn values(&self) -> impl Iterator<Item = i64> + '_ {
         self.by_pod
             .iter()
             .flatten()

@@ -7,10 +7,10 @@ use crate::time::Time;
 use super::model::{HpaCondition, HpaStatus, MetricStatus};
 
 /// Condition types (H-129).
-pub const ABLE_TO_SCALE: &str = "AbleToScale";
-pub const SCALING_ACTIVE: &str = "ScalingActive";
-pub const SCALING_LIMITED: &str = "ScalingLimited";
-pub const SCALED_TO_ZERO: &str = "ScaledToZero";
+pub(crate) const ABLE_TO_SCALE: &str = "AbleToScale";
+pub(crate) const SCALING_ACTIVE: &str = "ScalingActive";
+pub(crate) const SCALING_LIMITED: &str = "ScalingLimited";
+pub(crate) const SCALED_TO_ZERO: &str = "ScaledToZero";
 
 /// H-125: sets a condition: the first of that type is overwritten in place (its
 /// transition time moves only when the status changes), or a new one is appended.
@@ -88,7 +88,7 @@ pub(crate) fn set_status(
 
 /// H-127: upstream's `Semantic.DeepEqual`: quantities by value, times by instant, a nil
 /// and an empty list (or map) alike.
-pub fn semantically_equal(a: &HpaStatus, b: &HpaStatus) -> bool {
+pub(crate) fn semantically_equal(a: &HpaStatus, b: &HpaStatus) -> bool {
     normalized(a) == normalized(b)
 }
 

@@ -56,7 +56,7 @@ pub fn requeue_after(
 
 /// [`requeue_after`] given the pods' nearest check ([`min_next_check`] evaluated at the
 /// sync's `now`, which is the smallest [`next_check`] over them).
-pub fn requeue_after_next_check(
+pub(crate) fn requeue_after_next_check(
     status: &ReplicaSetStatus,
     next_check: Option<Duration>,
     min_ready_seconds: i32,

@@ -286,6 +286,7 @@ impl PodDigest {
         (self.flags & Self::HAS_READY_TIME != 0).then_some(Time::from_unix_nanos(self.ready_time))
     }
 
+    /// The pod's `metadata.creationTimestamp`; `None` when unset.
     pub fn creation_time(&self) -> Option<Time> {
         (self.flags & Self::HAS_CREATED != 0).then_some(Time::from_unix_nanos(self.created))
     }
@@ -331,7 +332,9 @@ fn uid_prefix(uid: &str) -> u128 {
 /// A pod with its digest, by reference.
 #[derive(Clone, Copy, Debug)]
 pub struct Digested<'a> {
+    /// The pod.
     pub pod: &'a Pod,
+    /// Its digest.
     pub digest: &'a PodDigest,
 }
 
@@ -352,10 +355,12 @@ pub struct Pods {
 }
 
 impl Pods {
+    /// An empty list.
     pub fn new() -> Pods {
         Pods::default()
     }
 
+    /// Appends `pod` with its digest.
     pub fn push(&mut self, pod: Pod) {
         self.digests.push(PodDigest::of(&pod));
         self.pods.push(pod);
@@ -408,6 +413,7 @@ impl Pods {
         Some(self.pods.remove(index))
     }
 
+    /// The digests, in the pods' order.
     pub fn digests(&self) -> &[PodDigest] {
         &self.digests
     }
@@ -420,6 +426,7 @@ impl Pods {
             .map(|(pod, digest)| Digested { pod, digest })
     }
 
+    /// The pods, without their digests.
     pub fn into_vec(self) -> Vec<Pod> {
         self.pods
     }

@@ -6,13 +6,13 @@
 
 use super::protocol::Event;
 
-pub const NORMAL: &str = "Normal";
-pub const WARNING: &str = "Warning";
+pub(crate) const NORMAL: &str = "Normal";
+pub(crate) const WARNING: &str = "Warning";
 
-pub const SUCCESSFUL_CREATE: &str = "SuccessfulCreate";
-pub const FAILED_CREATE: &str = "FailedCreate";
-pub const SUCCESSFUL_DELETE: &str = "SuccessfulDelete";
-pub const FAILED_DELETE: &str = "FailedDelete";
+pub(crate) const SUCCESSFUL_CREATE: &str = "SuccessfulCreate";
+pub(crate) const FAILED_CREATE: &str = "FailedCreate";
+pub(crate) const SUCCESSFUL_DELETE: &str = "SuccessfulDelete";
+pub(crate) const FAILED_DELETE: &str = "FailedDelete";
 
 fn event(type_: &str, reason: &str, message: String) -> Event {
     Event {

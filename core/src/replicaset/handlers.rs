@@ -15,19 +15,32 @@ use crate::time::Duration;
 /// A pod watch event.
 #[derive(Clone, Copy, Debug)]
 pub enum PodEvent<'a> {
+    /// A pod was added (or listed).
     Added(&'a Pod),
-    Updated { old: &'a Pod, new: &'a Pod },
+    /// A pod changed.
+    Updated {
+        /// The pod before the change.
+        old: &'a Pod,
+        /// The pod after it.
+        new: &'a Pod,
+    },
+    /// A pod was deleted: its last known state.
     Deleted(&'a Pod),
 }
 
 /// An owner watch event.
 #[derive(Clone, Copy, Debug)]
 pub enum OwnerEvent<'a> {
+    /// An owner was added (or listed).
     Added(&'a ReplicaSet),
+    /// An owner changed.
     Updated {
+        /// The owner before the change.
         old: &'a ReplicaSet,
+        /// The owner after it.
         new: &'a ReplicaSet,
     },
+    /// An owner was deleted: its last known state.
     Deleted(&'a ReplicaSet),
 }
 
@@ -36,7 +49,9 @@ pub enum OwnerEvent<'a> {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Observation {
+    /// `namespace/name` of the owner whose expectations change.
     pub owner_key: String,
+    /// The change to apply to that owner's expectations.
     pub change: ExpectationsChange,
 }
 
@@ -45,7 +60,9 @@ pub struct Observation {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct DelayedKey {
+    /// `namespace/name` of the owner.
     pub key: String,
+    /// How long to wait before adding it.
     pub after: Duration,
 }
 
@@ -89,7 +106,7 @@ fn resolve<'a, R: Borrow<ReplicaSet>>(
 /// R-15 (`GetPodReplicaSets`): the owners whose selector matches an orphan's labels. A pod
 /// without labels matches none; empty ("everything") and invalid selectors are skipped.
 /// `owners` may hold owners or shared references to them (`&[ReplicaSet]`, `&[Arc<_>]`).
-pub fn owners_selecting<'a, R: Borrow<ReplicaSet>>(
+pub(crate) fn owners_selecting<'a, R: Borrow<ReplicaSet>>(
     pod: &Pod,
     owners: &'a [R],
 ) -> Vec<&'a ReplicaSet> {
@@ -228,3 +245,6 @@ pub fn on_owner_event(event: OwnerEvent<'_>) -> EventDecision {
     }
     out
 }
+
+#[cfg(test)]
+mod tests;

@@ -19,9 +19,9 @@
 //! | [`owner`] | R-20..R-22, R-34, R-45: the pods a sync looks at, the related pods |
 //! | [`template`] | §9a: the pod a create sends |
 //! | [`handlers`] | R-90..R-95: watch events |
-//! | [`events`] | the event reasons and messages recorded |
-//! | [`digest`] | the per-pod values ranking compares, computed once per pod |
-//! | [`store`] | the objects of a host that streams watch events |
+//! | `events.rs` | the event reasons and messages recorded |
+//! | `digest.rs` | the per-pod values ranking compares, computed once per pod ([`PodDigest`], [`Pods`]) |
+//! | `store.rs` | the objects of a host that streams watch events ([`Store`]) |
 //!
 //! The rules the controllers share (selectors, ControllerRef claiming, pod predicates,
 //! expectations) are in [`crate::selector`], [`crate::claim`], [`crate::pods`] and
@@ -29,8 +29,8 @@
 
 pub mod availability;
 mod complete;
-pub mod digest;
-pub mod events;
+pub(crate) mod digest;
+mod events;
 pub mod handlers;
 mod manage;
 pub mod owner;
@@ -39,18 +39,20 @@ mod protocol;
 pub mod rank;
 pub mod slowstart;
 pub mod status;
-pub mod store;
+mod store;
 pub mod template;
 
 pub use complete::complete;
 pub use digest::{Digested, PodDigest, Pods};
 pub use handlers::{on_owner_event, on_pod_event, EventDecision, OwnerEvent, PodEvent};
+#[cfg(feature = "explain")]
+pub(crate) use plan::claimed_pods;
+pub use plan::plan;
 #[cfg(any(test, feature = "plan-counter"))]
 pub use plan::plans_made;
-pub use plan::{claimed_pods, plan};
 pub use protocol::{
     AdoptionFacts, Completion, CreatePlan, DeletePlan, Event, Halt, Idle, Manage, PlanBasis,
     PodTally, Requeue, Reserve, SyncPlan, Victim,
 };
 pub use rank::{RankRule, RankedPod};
-pub use store::{OwnerChange, PodChange, Snapshot, Store, SyncContext};
+pub use store::{OwnerChange, PodChange, Snapshot, Store, StoreSize, SyncContext};

@@ -354,8 +354,9 @@ fn claim_pass<'a>(input: &SyncView<'a>, config: &Config, selector: &Selector) ->
 
 /// The active pods `input`'s owner holds once every planned claim goes through (those it
 /// controls and selects, and the orphans it adopts), in input order; none when the
-/// selector does not compile.
-pub fn claimed_pods<'a>(input: &'a SyncInput, config: &Config) -> Vec<&'a Pod> {
+/// selector does not compile (for the explanations).
+#[cfg(feature = "explain")]
+pub(crate) fn claimed_pods<'a>(input: &'a SyncInput, config: &Config) -> Vec<&'a Pod> {
     let view = input.view();
     let Ok(selector) = Selector::compile(input.owner.spec.selector.as_ref()) else {
         return Vec::new();

@@ -23,7 +23,10 @@ use crate::time::{Duration, Time};
 #[serde(tag = "reason", rename_all = "camelCase")]
 pub enum Halt {
     /// the selector does not compile; the sync succeeds doing nothing.
-    InvalidSelector { message: String },
+    InvalidSelector {
+        /// Why the selector does not compile.
+        message: String,
+    },
     /// S-2: the cache has not seen this owner's own writes yet; retry with backoff.
     StaleCache,
 }
@@ -80,6 +83,7 @@ pub enum Idle {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct CreatePlan {
+    /// How many pods to create (the diff, capped by the burst, R-50).
     pub count: usize,
     /// the full schedule if every call succeeds.
     pub batches: Vec<usize>,
@@ -100,12 +104,17 @@ pub struct CreatePlan {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Victim {
+    /// The pod's namespace.
     pub namespace: String,
+    /// The pod's name.
     pub name: String,
+    /// The pod's UID (the precondition of the delete call).
     pub uid: String,
     /// Index into the sync input's `pods`.
     pub pod_index: usize,
+    /// The rule that placed it before the next victim; `None` for the last one.
     pub rule: Option<RankRule>,
+    /// What the ranking knew about the pod.
     pub facts: RankFacts,
 }
 
@@ -114,6 +123,7 @@ pub struct Victim {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct DeletePlan {
+    /// The pods to delete, first-ranked first.
     pub victims: Vec<Victim>,
     /// record before the first call.
     pub expectations: ExpectationsChange,
@@ -124,8 +134,14 @@ pub struct DeletePlan {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "action", rename_all = "camelCase")]
 pub enum Manage {
-    Nothing { why: Idle },
+    /// No create and no delete.
+    Nothing {
+        /// Why not.
+        why: Idle,
+    },
+    /// Create pods.
     Create(CreatePlan),
+    /// Delete pods.
     Delete(DeletePlan),
 }
 
@@ -192,6 +208,7 @@ impl<'de> Deserialize<'de> for Manage {
 pub struct SyncPlan {
     /// `namespace/name` of the owner: its expectations key.
     pub key: String,
+    /// The controller clock of the sync.
     pub now: Time,
     /// Why the sync does nothing at all; the one record of a halt (the manage step of a
     /// halted plan says [`Idle::Halted`], and its basis is empty).
@@ -226,6 +243,7 @@ pub struct PlanBasis {
     /// create when a failed adoption turns the step into creates).
     #[cfg_attr(feature = "ts", ts(as = "crate::ts::KubeObject"))]
     pub owner: ReplicaSet,
+    /// The configuration the plan was made with.
     pub config: Config,
     /// S-4: the expectations were satisfied (or expired) when the plan was made.
     pub needs_sync: bool,
@@ -249,12 +267,17 @@ pub struct PlanBasis {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct PodTally {
+    /// How many pods.
     pub count: usize,
+    /// How many carry every label of the owner's template.
     pub fully_labeled: i64,
+    /// How many are ready.
     pub ready: i64,
+    /// How many are available: ready for `minReadySeconds`.
     pub available: i64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
+    /// The nearest instant a ready pod not yet available becomes available.
     pub available_at: Option<Time>,
 }
 
@@ -265,8 +288,11 @@ pub struct PodTally {
 pub struct AdoptionFacts {
     /// Index into the sync input's `pods`.
     pub pod_index: usize,
+    /// It carries every label of the owner's template.
     pub fully_labeled: bool,
+    /// It is ready.
     pub ready: bool,
+    /// It is available.
     pub available: bool,
     /// when it becomes available, if it is ready and that is still ahead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -282,9 +308,12 @@ pub struct AdoptionFacts {
 #[serde(rename_all = "camelCase")]
 pub struct Reserve {
     #[cfg_attr(feature = "ts", ts(as = "Vec<crate::ts::KubeObject>"))]
+    /// The pods that may be deleted: the claimed and adopted active pods.
     pub candidates: Pods,
+    /// Each candidate's index in the sync input's `pods`.
     pub candidate_indices: Vec<usize>,
     #[cfg_attr(feature = "ts", ts(as = "Vec<crate::ts::KubeObject>"))]
+    /// The related pods whose nodes ranking counts.
     pub related: Pods,
 }
 
@@ -314,7 +343,9 @@ pub struct Event {
     /// `Normal` or `Warning`.
     #[serde(rename = "type")]
     pub type_: String,
+    /// The reason (`SuccessfulCreate`, `FailedDelete`, …).
     pub reason: String,
+    /// The message.
     pub message: String,
 }
 
@@ -326,9 +357,15 @@ pub enum Requeue {
     /// Success: forget the key's backoff.
     Done,
     /// Success, and look again after this long (S-14).
-    After { after: Duration },
+    After {
+        /// How long to wait.
+        after: Duration,
+    },
     /// The sync failed: re-add with the rate limiter's backoff.
-    RateLimited { error: String },
+    RateLimited {
+        /// The sync's error.
+        error: String,
+    },
 }
 
 /// What the sync amounts to, once the host's calls are done.
@@ -338,11 +375,13 @@ pub enum Requeue {
 pub struct Completion {
     /// The manage step that ran.
     pub manage: Manage,
-    /// Create calls issued (API calls), and those that succeeded.
+    /// Pods created: create calls that succeeded.
     pub created: usize,
+    /// Create calls issued (API calls).
     pub create_calls: usize,
     /// Slow-start batches issued.
     pub create_batches: Vec<usize>,
+    /// Delete calls that succeeded.
     pub deleted: usize,
     /// Corrections to the expectations recorded before acting.
     pub expectations: Vec<ExpectationsChange>,
@@ -357,5 +396,6 @@ pub struct Completion {
     pub error: Option<String>,
     /// What to do with the key when the status write (if any) succeeds.
     pub requeue: Requeue,
+    /// The events to record on the owner (C-8).
     pub events: Vec<Event>,
 }

@@ -18,6 +18,7 @@ pub struct StatusInput {
     pub now: Time,
     #[serde(alias = "replicaSet", deserialize_with = "crate::objects::object")]
     #[cfg_attr(feature = "ts", ts(as = "crate::ts::KubeObject"))]
+    /// The owner whose status is computed.
     pub owner: ReplicaSet,
     /// The owner's claimed active pods.
     #[serde(default, deserialize_with = "crate::objects::objects")]
@@ -61,10 +62,13 @@ pub const REPLICA_FAILURE: &str = "ReplicaFailure";
 /// What `calculateStatus` needs besides the pods.
 #[derive(Clone, Copy, Debug)]
 pub struct StatusContext<'a> {
+    /// The feature gates (R-81's terminating count).
     pub gates: &'a FeatureGates,
+    /// The owner's kind (the condition's messages name it).
     pub owner_kind: &'a OwnerKind,
     /// The error `manageReplicas` returned, if any (its text becomes the message).
     pub manage_error: Option<&'a str>,
+    /// The controller clock (R-83's availability).
     pub now: Time,
     /// The wall clock for a newly added condition's `lastTransitionTime` (upstream uses
     /// `metav1.Now()`); hosts pass `now`.

@@ -73,11 +73,16 @@ pub enum OwnerChange {
 /// were when the snapshot was taken.
 #[derive(Clone, Debug)]
 pub struct Snapshot {
+    /// The controller clock of the sync.
     pub now: Time,
+    /// The owner to sync.
     pub owner: Arc<ReplicaSet>,
+    /// The other owners of its namespace (related pods, R-45).
     pub other_owners: Vec<Arc<ReplicaSet>>,
     pods: Arc<PodTable>,
+    /// The owner's expectations (S-4).
     pub expectations: Expectations,
+    /// S-2: false when the informers have not yet seen the owner's latest writes.
     pub cache_is_fresh: bool,
 }
 
@@ -87,9 +92,11 @@ pub struct Snapshot {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "StorePlanOptions"))]
 #[serde(rename_all = "camelCase")]
 pub struct SyncContext {
+    /// The controller clock of the sync.
     pub now: Time,
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    /// The owner's expectations (S-4).
     pub expectations: Expectations,
     /// S-2: false when the informers have not yet seen the owner's latest writes.
     #[serde(default = "fresh")]
@@ -106,7 +113,9 @@ fn fresh() -> bool {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct StoreSize {
+    /// Owners held.
     pub owners: usize,
+    /// Pods held.
     pub pods: usize,
 }
 
@@ -131,6 +140,7 @@ impl Store {
         })
     }
 
+    /// The configuration the store plans with.
     pub fn config(&self) -> &Config {
         &self.config
     }
@@ -205,6 +215,7 @@ impl Store {
         Some(removed)
     }
 
+    /// The owner `namespace/name`, if held.
     pub fn owner(&self, namespace: &str, name: &str) -> Option<&Arc<ReplicaSet>> {
         self.namespaces
             .get(namespace)?
@@ -213,6 +224,7 @@ impl Store {
             .find(|o| o.metadata.name == name)
     }
 
+    /// The pod `namespace/name`, if held.
     pub fn pod(&self, namespace: &str, name: &str) -> Option<&Arc<Pod>> {
         let ns = self.namespaces.get(namespace)?;
         ns.by_name.get(name).and_then(|&i| ns.pods.pods.get(i))
@@ -233,18 +245,19 @@ impl Store {
     }
 
     /// How many owners and pods the store holds.
-    /// How many owners and pods the store holds.
     pub fn size(&self) -> StoreSize {
         let (owners, pods) = self.len();
         StoreSize { owners, pods }
     }
 
+    /// How many owners and pods the store holds, as a pair.
     pub fn len(&self) -> (usize, usize) {
         self.namespaces.values().fold((0, 0), |(o, p), ns| {
             (o + ns.owners.len(), p + ns.pods.pods.len())
         })
     }
 
+    /// Whether the store holds no owner and no pod.
     pub fn is_empty(&self) -> bool {
         self.len() == (0, 0)
     }

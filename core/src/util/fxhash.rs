@@ -11,7 +11,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 /// bits of the state and could cancel against the next word, so that 10,000 generated
 /// pod names such as `web-7d9f8b6c5d-22bbb` gave only 5,455 distinct 64-bit hashes).
 #[derive(Default, Clone, Copy)]
-pub struct FxHasher {
+pub(crate) struct FxHasher {
     hash: u64,
 }
 
@@ -38,7 +38,7 @@ fn word(bytes: &[u8], at: usize) -> u64 {
 /// overlapping the one before it when the length is not a multiple of 8 (no copy);
 /// shorter texts are one word padded with zeros.
 #[inline]
-pub fn hash_bytes(hash: u64, bytes: &[u8]) -> u64 {
+pub(crate) fn hash_bytes(hash: u64, bytes: &[u8]) -> u64 {
     let n = bytes.len();
     let mut h = fold(hash, n as u64 ^ SEED);
     if n >= 8 {
@@ -89,9 +89,9 @@ impl Hasher for FxHasher {
     }
 }
 
-pub type FxBuild = BuildHasherDefault<FxHasher>;
-pub type FxHashMap<K, V> = HashMap<K, V, FxBuild>;
-pub type FxHashSet<K> = HashSet<K, FxBuild>;
+pub(crate) type FxBuild = BuildHasherDefault<FxHasher>;
+pub(crate) type FxHashMap<K, V> = HashMap<K, V, FxBuild>;
+pub(crate) type FxHashSet<K> = HashSet<K, FxBuild>;
 
 #[cfg(test)]
 mod tests {

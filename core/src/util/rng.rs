@@ -8,10 +8,12 @@
 pub struct SplitMix64(u64);
 
 impl SplitMix64 {
+    /// A generator seeded with `seed`.
     pub fn new(seed: u64) -> Self {
         SplitMix64(seed)
     }
 
+    /// The next word.
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
@@ -38,6 +40,7 @@ pub const NAME_SUFFIX_LEN: usize = 5;
 const ALPHANUMS: &[u8] = NAME_ALPHABET;
 
 impl Rng {
+    /// A generator seeded with `seed` through [`SplitMix64`].
     pub fn new(seed: u64) -> Self {
         let mut sm = SplitMix64::new(seed);
         Rng {
@@ -45,6 +48,7 @@ impl Rng {
         }
     }
 
+    /// The next word.
     pub fn next_u64(&mut self) -> u64 {
         let [s0, s1, s2, s3] = self.s;
         let result = s1.wrapping_mul(5).rotate_left(7).wrapping_mul(9);

@@ -5,7 +5,7 @@
 use crate::common;
 
 use common::*;
-use replicore::claim::{adopt_patch, can_adopt, release_patch, ClaimKind, STRATEGIC_MERGE_PATCH};
+use replicore::claim::{ClaimKind, STRATEGIC_MERGE_PATCH};
 use replicore::outcome::{ApiError, CallResult, ClaimOutcome, LiveOwner, SyncOutcome};
 use replicore::replicaset::owner;
 use replicore::{plan, Config, OwnerKind, Selector};
@@ -123,39 +123,6 @@ fn a18_e05_pod_of_another_controller_is_left_alone() {
 // ---------------------------------------------------------------------------------------
 // release
 
-#[test]
-fn r30_owned_pod_no_longer_selected_is_released() {
-    let web = rs("web").replicas(1);
-    let pods = [
-        healthy("kept", &web),
-        healthy("relabelled", &web).labels(json!({"app": "other"})),
-    ];
-    let input = input(&web, &pods).build();
-    let config = Config::default();
-    let p = plan(&input, &config).expect("plan");
-    assert_eq!(p.claims.len(), 1);
-    let c = &p.claims[0];
-    assert_eq!(c.kind, ClaimKind::Release);
-    assert_eq!(
-        (c.namespace.as_str(), c.name.as_str(), c.uid.as_str()),
-        ("default", "relabelled", "uid-relabelled")
-    );
-    assert_eq!(c.pod_index, 1);
-    assert_eq!(c.patch_type, "application/strategic-merge-patch+json");
-    assert_eq!(
-        c.patch,
-        json!({"metadata": {
-            "ownerReferences": [{"$patch": "delete", "uid": "uid-web"}],
-            "uid": "uid-relabelled",
-        }})
-    );
-    assert_eq!(c.patch, release_patch(&web.build(), &pods[1].build()));
-    // Releases need no live read of the owner.
-    assert!(!p.needs_owner_recheck);
-    assert_eq!(p.owned, 1);
-    assert_eq!(idle(&p.manage), Idle::InSync);
-}
-
 /// release answered NotFound or Invalid is a success; any other error fails the
 /// sync.
 #[test]
@@ -221,46 +188,6 @@ fn r30_e09_owner_being_deleted_releases_nothing_and_keeps_claiming() {
 
 // ---------------------------------------------------------------------------------------
 // adopt
-
-#[test]
-fn r31_matching_orphan_is_adopted_with_the_controller_patch() {
-    let web = rs("web").replicas(2);
-    let pods = [
-        healthy("mine", &web),
-        pod("orphan").non_controller_ref(&web),
-    ];
-    let input = input(&web, &pods).build();
-    let config = Config::default();
-    let p = plan(&input, &config).expect("plan");
-    assert_eq!(p.claims.len(), 1);
-    let c = &p.claims[0];
-    assert_eq!(c.kind, ClaimKind::Adopt);
-    assert_eq!(c.name, "orphan");
-    assert_eq!(c.pod_index, 1);
-    // Upstream's PatchPod sends a strategic merge patch: ownerReferences merge by uid,
-    // so the orphan's non-controller reference stays beside the new controller.
-    assert_eq!(c.patch_type, "application/strategic-merge-patch+json");
-    assert_eq!(c.patch_type, STRATEGIC_MERGE_PATCH);
-    assert_eq!(
-        c.patch,
-        json!({"metadata": {
-            "ownerReferences": [{
-                "apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web", "uid": "uid-web",
-                "controller": true, "blockOwnerDeletion": true,
-            }],
-            "uid": "uid-orphan",
-        }})
-    );
-    assert_eq!(
-        c.patch,
-        adopt_patch(&web.build(), &OwnerKind::replica_set(), &pods[1].build())
-    );
-    assert!(p.needs_owner_recheck, "R-32: adoptions need the live read");
-    // The plan counts the adoption: 2 pods, nothing to create.
-    assert_eq!(idle(&p.manage), Idle::InSync);
-    let done = finish(&p, &all_ok(&p, &web));
-    assert_eq!(done.status.expect("status").replicas, 2);
-}
 
 /// R-31 (issue 15): an orphan that carries another owner's non-controller reference is
 /// adopted with a strategic merge patch naming only this owner's reference, so the
@@ -373,25 +300,6 @@ fn r31_adoption_other_error_fails_the_sync() {
 
 // ---------------------------------------------------------------------------------------
 // the live re-check
-
-#[test]
-fn r32_can_adopt_checks_uid_and_deletion() {
-    let cached = rs("web").build();
-    assert_eq!(can_adopt(&cached, &rs("web").build()), Ok(()));
-    assert_eq!(
-        can_adopt(&cached, &rs("web").uid("new-uid").build()),
-        Err("original default/web is gone: got uid new-uid, wanted uid-web".into())
-    );
-    let deleting = rs("web").deleting();
-    let at = deleting.v["metadata"]["deletionTimestamp"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
-    assert_eq!(
-        can_adopt(&cached, &deleting.build()),
-        Err(format!("default/web has just been deleted at {at}"))
-    );
-}
 
 #[test]
 fn r32_adoption_allowed_by_the_live_read() {

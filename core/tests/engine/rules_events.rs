@@ -1,13 +1,14 @@
-//! Watch events (§18): owner add/update/delete (R-90, R-91, R-91b), pod add, pod
-//! update, pod delete, the orphan → owner lookup, E-02 (event-side
-//! asymmetry) and E-13 (nil vs empty labels). Upstream A6 (TestPodControllerLookup), A9
-//! (TestUpdatePods), A14/A15 (expectations on delete and recreate), A16
-//! (TestOverlappingRSs), A17 (TestDeletionTimestamp).
+//! Watch events (§18) through the public handlers: owner add/update/delete (R-90, R-91,
+//! R-91b), pod add, pod update, pod delete and E-13 (nil vs empty
+//! labels); the orphan → owner lookup (R-15, E-02, A6) is tested next to it in
+//! `src/replicaset/handlers/tests.rs`. Upstream A9 (TestUpdatePods), A14/A15
+//! (expectations on delete and recreate), A16 (TestOverlappingRSs), A17
+//! (TestDeletionTimestamp).
 
 use crate::common;
 
 use common::*;
-use replicore::replicaset::handlers::{owners_selecting, DelayedKey, Observation};
+use replicore::replicaset::handlers::{DelayedKey, Observation};
 use replicore::Idle;
 use replicore::{
     on_owner_event, on_pod_event, plan, Config, Duration, EventDecision, Expectations,
@@ -29,55 +30,6 @@ fn observe(e: Expectations, d: &EventDecision, key: &str) -> Expectations {
         .iter()
         .filter(|o| o.owner_key == key)
         .fold(e, |e, o| o.change.apply(e, now()))
-}
-
-fn selecting(pod: &P, owners: &[Rs]) -> Vec<String> {
-    let owners = build_all(owners);
-    owners_selecting(&pod.build(), &owners)
-        .iter()
-        .map(|r| r.metadata.name.clone())
-        .collect()
-}
-
-// ---------------------------------------------------------------------------------------
-// R-15, A6, E-02
-
-/// A6 (TestPodControllerLookup).
-#[test]
-fn a6_pod_controller_lookup() {
-    let basic = rs("basic").ns("").no_selector();
-    assert!(selecting(&pod("p").ns("").no_labels(), &[basic]).is_empty());
-    let foo = rs("foo").ns("").match_labels(json!({"foo": "bar"}));
-    assert!(selecting(&pod("p").ns("ns").labels(json!({"foo": "bar"})), &[foo]).is_empty());
-    let bar = rs("bar").ns("ns").match_labels(json!({"foo": "bar"}));
-    assert_eq!(
-        selecting(&pod("p").ns("ns").labels(json!({"foo": "bar"})), &[bar]),
-        vec!["bar"]
-    );
-}
-
-/// empty label maps match nothing; empty ("everything"), nil and invalid selectors
-/// are skipped; several matches are all returned.
-#[test]
-fn r15_e02_orphan_lookup_rules() {
-    let owners = [
-        rs("everything").selector(json!({})),
-        rs("nil").no_selector(),
-        rs("invalid").selector(json!({"matchExpressions": [{"key": "app", "operator": "Bogus"}]})),
-        rs("web1"),
-        rs("web2").match_labels(json!({"app": "web"})),
-        rs("db").match_labels(json!({"app": "db"})),
-    ];
-    assert_eq!(selecting(&pod("p"), &owners), vec!["web1", "web2"]);
-    assert!(selecting(&pod("p").labels(json!({})), &owners).is_empty());
-    assert!(selecting(&pod("p").no_labels(), &owners).is_empty());
-    // E-02: an orphan add never enqueues the empty-selector owner.
-    let d = on_pod_event(
-        PodEvent::Added(&pod("x").labels(json!({"z": "1"})).build()),
-        &build_all(&owners),
-        &kind(),
-    );
-    assert_eq!(d, EventDecision::default());
 }
 
 // ---------------------------------------------------------------------------------------

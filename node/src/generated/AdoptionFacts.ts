@@ -8,7 +8,19 @@ export type AdoptionFacts = {
 /**
  * Index into the sync input's `pods`.
  */
-podIndex: number, fullyLabeled: boolean, ready: boolean, available: boolean, 
+podIndex: number, 
+/**
+ * It carries every label of the owner's template (R-80).
+ */
+fullyLabeled: boolean, 
+/**
+ * It is ready (R-02).
+ */
+ready: boolean, 
+/**
+ * It is available (R-83).
+ */
+available: boolean, 
 /**
  * R-83: when it becomes available, if it is ready and that is still ahead.
  */

@@ -5,4 +5,84 @@ import type { KubeObject } from "./KubeObject.js";
  * One API call the host makes for the engine. Objects are full wire objects (JSON)
  * the host can POST/PUT as they are.
  */
-export type ApiCall = { "call": "getDeployment", namespace: string, name: string, } | { "call": "patchReplicaSet", namespace: string, name: string, patchType: string, patch: KubeObject, } | { "call": "createReplicaSet", namespace: string, name: string, object: KubeObject, } | { "call": "updateReplicaSet", namespace: string, name: string, object: KubeObject, } | { "call": "deleteReplicaSet", namespace: string, name: string, } | { "call": "updateDeployment", namespace: string, name: string, object: KubeObject, } | { "call": "updateDeploymentStatus", namespace: string, name: string, object: KubeObject, };
+export type ApiCall = { "call": "getDeployment", 
+/**
+ * The Deployment's namespace.
+ */
+namespace: string, 
+/**
+ * The Deployment's name.
+ */
+name: string, } | { "call": "patchReplicaSet", 
+/**
+ * The object's namespace.
+ */
+namespace: string, 
+/**
+ * The object's name.
+ */
+name: string, 
+/**
+ * The patch's content type (`application/strategic-merge-patch+json`).
+ */
+patchType: string, 
+/**
+ * The patch body.
+ */
+patch: KubeObject, } | { "call": "createReplicaSet", 
+/**
+ * The object's namespace.
+ */
+namespace: string, 
+/**
+ * The object's name.
+ */
+name: string, 
+/**
+ * The object to send.
+ */
+object: KubeObject, } | { "call": "updateReplicaSet", 
+/**
+ * The object's namespace.
+ */
+namespace: string, 
+/**
+ * The object's name.
+ */
+name: string, 
+/**
+ * The object to send.
+ */
+object: KubeObject, } | { "call": "deleteReplicaSet", 
+/**
+ * The ReplicaSet's namespace.
+ */
+namespace: string, 
+/**
+ * The ReplicaSet's name.
+ */
+name: string, } | { "call": "updateDeployment", 
+/**
+ * The object's namespace.
+ */
+namespace: string, 
+/**
+ * The object's name.
+ */
+name: string, 
+/**
+ * The object to send.
+ */
+object: KubeObject, } | { "call": "updateDeploymentStatus", 
+/**
+ * The object's namespace.
+ */
+namespace: string, 
+/**
+ * The object's name.
+ */
+name: string, 
+/**
+ * The object to send.
+ */
+object: KubeObject, };

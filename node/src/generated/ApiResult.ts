@@ -5,4 +5,8 @@ import type { KubeObject } from "./KubeObject.js";
 /**
  * What the API answered to one [`ApiCall`].
  */
-export type ApiResult = { "result": "ok", object?: KubeObject | null, } | { "result": "error" } & ApiError;
+export type ApiResult = { "result": "ok", 
+/**
+ * The object the server returned, if any.
+ */
+object?: KubeObject | null, } | { "result": "error" } & ApiError;

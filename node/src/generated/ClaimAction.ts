@@ -5,7 +5,23 @@ import type { KubeObject } from "./KubeObject.js";
 /**
  * A patch the host sends to a pod (`PATCH /api/v1/namespaces/{ns}/pods/{name}`).
  */
-export type ClaimAction = { kind: ClaimKind, namespace: string, name: string, uid: string, 
+export type ClaimAction = { 
+/**
+ * Adopt or release.
+ */
+kind: ClaimKind, 
+/**
+ * The pod's namespace.
+ */
+namespace: string, 
+/**
+ * The pod's name.
+ */
+name: string, 
+/**
+ * The pod's UID (the patch's precondition).
+ */
+uid: string, 
 /**
  * Always `application/strategic-merge-patch+json` ([`STRATEGIC_MERGE_PATCH`]):
  * upstream's `PodControl.PatchPod` sends every claim patch, adoption and release,

@@ -14,13 +14,21 @@ export type Completion = {
  */
 manage: Manage, 
 /**
- * Create calls issued (API calls), and those that succeeded.
+ * Pods created: create calls that succeeded.
  */
-created: number, createCalls: number, 
+created: number, 
+/**
+ * Create calls issued (API calls).
+ */
+createCalls: number, 
 /**
  * Slow-start batches issued.
  */
-createBatches: Array<number>, deleted: number, 
+createBatches: Array<number>, 
+/**
+ * Delete calls that succeeded.
+ */
+deleted: number, 
 /**
  * Corrections to the expectations recorded before acting (R-54, R-59).
  */
@@ -37,4 +45,8 @@ error?: string,
 /**
  * What to do with the key when the status write (if any) succeeds.
  */
-requeue: Requeue, events: Array<KubeEvent>, };
+requeue: Requeue, 
+/**
+ * The events to record on the owner (C-8).
+ */
+events: Array<KubeEvent>, };

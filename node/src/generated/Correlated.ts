@@ -5,4 +5,12 @@ import type { EventCorrelatorState } from "./EventCorrelatorState.js";
 /**
  * The result of the pure form, as one value: the decision and the state after it.
  */
-export type Correlated = { decision: Correlation, state: EventCorrelatorState, };
+export type Correlated = { 
+/**
+ * What to do with the event.
+ */
+decision: Correlation, 
+/**
+ * The correlator's state after it.
+ */
+state: EventCorrelatorState, };

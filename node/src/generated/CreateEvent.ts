@@ -4,4 +4,8 @@ import type { RecordedEvent } from "./RecordedEvent.js";
 /**
  * POST this Event.
  */
-export type CreateEvent = { event: RecordedEvent, };
+export type CreateEvent = { 
+/**
+ * The Event to create.
+ */
+event: RecordedEvent, };

@@ -5,7 +5,11 @@ import type { KubeObject } from "./KubeObject.js";
 /**
  * The create step: `count` pods in slow-start `batches`.
  */
-export type CreatePlan = { count: number, 
+export type CreatePlan = { 
+/**
+ * How many pods to create (the diff, capped by the burst, R-50).
+ */
+count: number, 
 /**
  * R-52: the full schedule if every call succeeds.
  */

@@ -4,4 +4,12 @@ import type { Duration } from "./Duration.js";
 /**
  * A key to add to the work queue after a delay.
  */
-export type DelayedKey = { key: string, after: Duration, };
+export type DelayedKey = { 
+/**
+ * `namespace/name` of the owner.
+ */
+key: string, 
+/**
+ * How long to wait before adding it.
+ */
+after: Duration, };

@@ -5,7 +5,11 @@ import type { Victim } from "./Victim.js";
 /**
  * The delete step: every victim deleted concurrently (R-59).
  */
-export type DeletePlan = { victims: Array<Victim>, 
+export type DeletePlan = { 
+/**
+ * The pods to delete, first-ranked first.
+ */
+victims: Array<Victim>, 
 /**
  * R-58: record before the first call.
  */

@@ -4,4 +4,28 @@ import type { Time } from "./Time.js";
 /**
  * `DeploymentCondition`, serialized as Go writes it.
  */
-export type DeploymentCondition = { type: string, status: string, lastUpdateTime: Time | null, lastTransitionTime: Time | null, reason?: string, message?: string, };
+export type DeploymentCondition = { 
+/**
+ * The condition type ([`reason::PROGRESSING`], …).
+ */
+type: string, 
+/**
+ * `True`, `False` or `Unknown`.
+ */
+status: string, 
+/**
+ * When the condition was last updated.
+ */
+lastUpdateTime: Time | null, 
+/**
+ * When its status last changed.
+ */
+lastTransitionTime: Time | null, 
+/**
+ * Why, in one word.
+ */
+reason?: string, 
+/**
+ * Why, in words.
+ */
+message?: string, };

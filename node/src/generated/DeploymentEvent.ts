@@ -7,4 +7,12 @@ export type DeploymentEvent = {
 /**
  * `Normal` or `Warning`.
  */
-type: string, reason: string, message: string, };
+type: string, 
+/**
+ * Why (`ScalingReplicaSet`, …).
+ */
+reason: string, 
+/**
+ * The message.
+ */
+message: string, };

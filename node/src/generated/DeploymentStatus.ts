@@ -4,4 +4,40 @@ import type { DeploymentCondition } from "./DeploymentCondition.js";
 /**
  * `DeploymentStatus`, serialized with Go's `omitempty` rules.
  */
-export type DeploymentStatus = { observedGeneration?: number, replicas?: number, updatedReplicas?: number, readyReplicas?: number, availableReplicas?: number, unavailableReplicas?: number, terminatingReplicas?: number | null, conditions?: Array<DeploymentCondition>, collisionCount?: number | null, };
+export type DeploymentStatus = { 
+/**
+ * The generation the status was computed for.
+ */
+observedGeneration?: number, 
+/**
+ * `status.replicas` summed over its ReplicaSets.
+ */
+replicas?: number, 
+/**
+ * `status.replicas` of the new ReplicaSet.
+ */
+updatedReplicas?: number, 
+/**
+ * `status.readyReplicas` summed over its ReplicaSets.
+ */
+readyReplicas?: number, 
+/**
+ * `status.availableReplicas` summed over its ReplicaSets.
+ */
+availableReplicas?: number, 
+/**
+ * The ReplicaSets' `spec.replicas` summed, less the available pods (never negative).
+ */
+unavailableReplicas?: number, 
+/**
+ * `status.terminatingReplicas` summed over its ReplicaSets (with the feature gate; `None` otherwise).
+ */
+terminatingReplicas?: number | null, 
+/**
+ * The conditions.
+ */
+conditions?: Array<DeploymentCondition>, 
+/**
+ * Hash collisions met naming the new ReplicaSet (D-27).
+ */
+collisionCount?: number | null, };

@@ -5,4 +5,12 @@ import type { DeploymentSyncInput } from "./DeploymentSyncInput.js";
 /**
  * The step machine of one sync: the input and the results reported so far.
  */
-export type DeploymentSync = { input: DeploymentSyncInput, results: Array<ApiResult>, };
+export type DeploymentSync = { 
+/**
+ * The sync's input.
+ */
+input: DeploymentSyncInput, 
+/**
+ * The results of the calls made so far, in order.
+ */
+results: Array<ApiResult>, };

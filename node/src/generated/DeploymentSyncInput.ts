@@ -11,7 +11,11 @@ export type DeploymentSyncInput = {
 /**
  * The controller clock: new condition times, progress deadline, requeue.
  */
-now: Time, featureGates?: FeatureGates, 
+now: Time, 
+/**
+ * The feature gates in force.
+ */
+featureGates?: FeatureGates, 
 /**
  * The Deployment and ReplicaSet kinds (apps/v1's unless the host names others).
  */

@@ -4,4 +4,8 @@ import type { DropReason } from "./DropReason.js";
 /**
  * Write nothing.
  */
-export type DropEvent = { reason: DropReason, };
+export type DropEvent = { 
+/**
+ * Why nothing is written.
+ */
+reason: DropReason, };

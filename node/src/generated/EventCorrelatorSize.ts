@@ -3,4 +3,16 @@
 /**
  * How many entries each cache holds.
  */
-export type EventCorrelatorSize = { aggregates: number, observations: number, spam: number, };
+export type EventCorrelatorSize = { 
+/**
+ * Entries of the aggregation cache (EC-02).
+ */
+aggregates: number, 
+/**
+ * Entries of the cache of Events written (EC-03).
+ */
+observations: number, 
+/**
+ * Entries of the spam filter (EC-05).
+ */
+spam: number, };

@@ -3,4 +3,12 @@
 /**
  * An Event's `metadata` (the fields the recorder sets).
  */
-export type EventMeta = { name: string, namespace: string, };
+export type EventMeta = { 
+/**
+ * The Event's name (EC-01).
+ */
+name: string, 
+/**
+ * The Event's namespace (EC-01).
+ */
+namespace: string, };

@@ -3,4 +3,32 @@
 /**
  * A reference to the object an Event is about (`v1.ObjectReference`).
  */
-export type EventObjectReference = { kind?: string, namespace?: string, name?: string, uid?: string, apiVersion?: string, resourceVersion?: string, fieldPath?: string, };
+export type EventObjectReference = { 
+/**
+ * The object's kind.
+ */
+kind?: string, 
+/**
+ * The object's namespace.
+ */
+namespace?: string, 
+/**
+ * The object's name.
+ */
+name?: string, 
+/**
+ * The object's UID.
+ */
+uid?: string, 
+/**
+ * The object's `apiVersion`.
+ */
+apiVersion?: string, 
+/**
+ * The object's `resourceVersion`.
+ */
+resourceVersion?: string, 
+/**
+ * The part of the object the event is about (empty: the whole object).
+ */
+fieldPath?: string, };

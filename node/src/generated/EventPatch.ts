@@ -6,4 +6,16 @@ import type { Time } from "./Time.js";
  * the event and its copy with count 0, lastTimestamp 1970 and no message, which is what
  * `CreateTwoWayMergePatch` emits (keys in this order).
  */
-export type EventPatch = { count: number, lastTimestamp: Time, message?: string, };
+export type EventPatch = { 
+/**
+ * The new count.
+ */
+count: number, 
+/**
+ * The new `lastTimestamp`.
+ */
+lastTimestamp: Time, 
+/**
+ * The new message, when it changed.
+ */
+message?: string, };

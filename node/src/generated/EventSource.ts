@@ -4,4 +4,12 @@
  * Who records (`v1.EventSource`); kube-controller-manager's ReplicaSet controller is
  * `{component: "replicaset-controller"}` with no host.
  */
-export type EventSource = { component?: string, host?: string, };
+export type EventSource = { 
+/**
+ * The component that records (`replicaset-controller`, …).
+ */
+component?: string, 
+/**
+ * The node it runs on (empty for the controllers).
+ */
+host?: string, };

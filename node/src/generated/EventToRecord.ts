@@ -5,8 +5,24 @@ import type { EventSource } from "./EventSource.js";
 /**
  * What a controller asks to record (`recorder.Eventf(object, type, reason, message)`).
  */
-export type EventToRecord = { involvedObject: EventObjectReference, 
+export type EventToRecord = { 
+/**
+ * The object the event is about.
+ */
+involvedObject: EventObjectReference, 
 /**
  * `Normal` or `Warning`.
  */
-type: string, reason?: string, message?: string, source?: EventSource, };
+type: string, 
+/**
+ * Why (`SuccessfulCreate`, `FailedDelete`, …).
+ */
+reason?: string, 
+/**
+ * The message.
+ */
+message?: string, 
+/**
+ * Who records.
+ */
+source?: EventSource, };

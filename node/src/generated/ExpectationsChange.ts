@@ -3,4 +3,44 @@
 /**
  * What a host must do to an owner's expectations; applied with [`ExpectationsChange::apply`].
  */
-export type ExpectationsChange = { "op": "expectCreations", count: number, } | { "op": "expectDeletions", keys: Array<string>, } | { "op": "lowerCreations", count: number, } | { "op": "deletionObserved", key: string, } | { "op": "creationObserved" } | { "op": "delete" } | { "op": "set", add: number, del: number, } | { "op": "lower", add: number, del: number, } | { "op": "raise", add: number, del: number, };
+export type ExpectationsChange = { "op": "expectCreations", 
+/**
+ * Pods about to be created.
+ */
+count: number, } | { "op": "expectDeletions", 
+/**
+ * The pods (`namespace/name`) about to be deleted.
+ */
+keys: Array<string>, } | { "op": "lowerCreations", 
+/**
+ * Creations no longer awaited.
+ */
+count: number, } | { "op": "deletionObserved", 
+/**
+ * The pod (`namespace/name`) whose deletion was observed or failed.
+ */
+key: string, } | { "op": "creationObserved" } | { "op": "delete" } | { "op": "set", 
+/**
+ * Creations awaited.
+ */
+add: number, 
+/**
+ * Deletions awaited.
+ */
+del: number, } | { "op": "lower", 
+/**
+ * Creations no longer awaited.
+ */
+add: number, 
+/**
+ * Deletions no longer awaited.
+ */
+del: number, } | { "op": "raise", 
+/**
+ * More creations awaited.
+ */
+add: number, 
+/**
+ * More deletions awaited.
+ */
+del: number, };

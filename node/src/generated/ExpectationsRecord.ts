@@ -5,4 +5,20 @@ import type { Time } from "./Time.js";
  * The stored record of one owner key: counts, when they were set, and the pod keys
  * (`namespace/name`) whose deletion is awaited (UID-tracking expectations).
  */
-export type ExpectationsRecord = { add: number, del: number, timestamp: Time, deletionKeys?: Array<string>, };
+export type ExpectationsRecord = { 
+/**
+ * Creations still awaited.
+ */
+add: number, 
+/**
+ * Deletions still awaited.
+ */
+del: number, 
+/**
+ * When the counts were set (C-3's TTL counts from here).
+ */
+timestamp: Time, 
+/**
+ * The pods (`namespace/name`) whose deletion is awaited.
+ */
+deletionKeys?: Array<string>, };

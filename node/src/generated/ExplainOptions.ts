@@ -18,4 +18,8 @@ replicas?: number,
  * Explain only the ReplicaSet with this name (or `namespace/name`); the others
  * still count as its siblings.
  */
-owner?: string, config?: Config, };
+owner?: string, 
+/**
+ * The controller's configuration.
+ */
+config?: Config, };

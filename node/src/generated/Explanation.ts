@@ -5,11 +5,23 @@ import type { Time } from "./Time.js";
 /**
  * The explanation of a whole snapshot.
  */
-export type Explanation = { now: Time, 
+export type Explanation = { 
+/**
+ * The controller clock of the explanation.
+ */
+now: Time, 
 /**
  * Objects read: ReplicaSets, pods, and items of other kinds (ignored).
  */
-replicaSets: number, pods: number, ignored: number, 
+replicaSets: number, 
+/**
+ * Pods read.
+ */
+pods: number, 
+/**
+ * Items of other kinds, ignored.
+ */
+ignored: number, 
 /**
  * One per explained ReplicaSet, by namespace and name.
  */

@@ -3,4 +3,8 @@
 /**
  * Which pods never become ready.
  */
-export type FailureModel = { "kind": "observed" } | { "kind": "none" } | { "kind": "neverReadyFraction", fraction: number, } | { "kind": "newTemplateFails" };
+export type FailureModel = { "kind": "observed" } | { "kind": "none" } | { "kind": "neverReadyFraction", 
+/**
+ * The probability.
+ */
+fraction: number, } | { "kind": "newTemplateFails" };

@@ -4,4 +4,28 @@ import type { FailureModel } from "./FailureModel.js";
 /**
  * The forecast asked for: every field defaults to [`ForecastOptions::at`]'s.
  */
-export type ForecastRequest = { seed?: number, startupSeconds?: number, startupJitterSeconds?: number, failure?: FailureModel, intervalSeconds?: number, maxSeconds?: number, };
+export type ForecastRequest = { 
+/**
+ * The seed of the start-up jitter.
+ */
+seed?: number, 
+/**
+ * From creation to ready, in seconds.
+ */
+startupSeconds?: number, 
+/**
+ * A seeded extra delay per pod, in seconds.
+ */
+startupJitterSeconds?: number, 
+/**
+ * Which pods fail.
+ */
+failure?: FailureModel, 
+/**
+ * Time resolution, in seconds.
+ */
+intervalSeconds?: number, 
+/**
+ * Stop each forecast after this long, in seconds.
+ */
+maxSeconds?: number, };

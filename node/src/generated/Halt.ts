@@ -3,4 +3,8 @@
 /**
  * Why a sync does nothing at all: no claims, no creates or deletes, no status write.
  */
-export type Halt = { "reason": "invalidSelector", message: string, } | { "reason": "staleCache" };
+export type Halt = { "reason": "invalidSelector", 
+/**
+ * Why the selector does not compile.
+ */
+message: string, } | { "reason": "staleCache" };

@@ -7,4 +7,12 @@ export type KubeEvent = {
 /**
  * `Normal` or `Warning`.
  */
-type: string, reason: string, message: string, };
+type: string, 
+/**
+ * The reason (`SuccessfulCreate`, `FailedDelete`, …).
+ */
+reason: string, 
+/**
+ * The message.
+ */
+message: string, };

@@ -6,4 +6,8 @@ import type { Idle } from "./Idle.js";
 /**
  * What manageReplicas does (§9).
  */
-export type Manage = { "action": "nothing", why: Idle, } | { "action": "create" } & CreatePlan | { "action": "delete" } & DeletePlan;
+export type Manage = { "action": "nothing", 
+/**
+ * Why not.
+ */
+why: Idle, } | { "action": "create" } & CreatePlan | { "action": "delete" } & DeletePlan;

@@ -4,4 +4,12 @@ import type { ExpectationsChange } from "./ExpectationsChange.js";
 /**
  * An expectation change for one owner key.
  */
-export type Observation = { ownerKey: string, change: ExpectationsChange, };
+export type Observation = { 
+/**
+ * `namespace/name` of the owner whose expectations change.
+ */
+ownerKey: string, 
+/**
+ * The change to apply to that owner's expectations.
+ */
+change: ExpectationsChange, };

@@ -7,7 +7,15 @@ import type { SyncAction } from "./SyncAction.js";
 /**
  * What one sync of a ReplicaSet would do now.
  */
-export type OwnerExplanation = { namespace: string, name: string, 
+export type OwnerExplanation = { 
+/**
+ * The ReplicaSet's namespace.
+ */
+namespace: string, 
+/**
+ * The ReplicaSet's name.
+ */
+name: string, 
 /**
  * `Kind/name` of its controller (a Deployment), if any.
  */
@@ -15,15 +23,31 @@ controller?: string,
 /**
  * `spec.replicas`.
  */
-desired: number, selector: string, minReadySeconds: number, 
+desired: number, 
+/**
+ * Its selector, as a label selector string.
+ */
+selector: string, 
+/**
+ * `spec.minReadySeconds`.
+ */
+minReadySeconds: number, 
 /**
  * The pods it would own once the claims went through.
  */
-pods: PodCounts, halt?: Halt, 
+pods: PodCounts, 
+/**
+ * Why the sync would do nothing at all, if so.
+ */
+halt?: Halt, 
 /**
  * Orphans it would adopt and pods it would release (R-30, R-31), by name.
  */
-adopt: Array<string>, release: Array<string>, 
+adopt: Array<string>, 
+/**
+ * Pods it would release, by name.
+ */
+release: Array<string>, 
 /**
  * The manage step (§9).
  */

@@ -6,4 +6,20 @@ import type { RecordedEvent } from "./RecordedEvent.js";
  * PATCH (`application/strategic-merge-patch+json`) the Event `namespace/name` with
  * `patch`; if the server answers 404, POST `event` instead (upstream's `recordEvent`).
  */
-export type PatchEvent = { namespace: string, name: string, patch: EventPatch, event: RecordedEvent, };
+export type PatchEvent = { 
+/**
+ * The Event's namespace.
+ */
+namespace: string, 
+/**
+ * The Event's name.
+ */
+name: string, 
+/**
+ * The patch to send.
+ */
+patch: EventPatch, 
+/**
+ * The Event to create instead if the server answers 404.
+ */
+event: RecordedEvent, };

@@ -16,7 +16,11 @@ export type PlanBasis = {
  * The owner as the host's cache held it (R-32's recheck, the status, the pod to
  * create when a failed adoption turns the step into creates).
  */
-owner: KubeObject, config: Config, 
+owner: KubeObject, 
+/**
+ * The configuration the plan was made with.
+ */
+config: Config, 
 /**
  * S-4: the expectations were satisfied (or expired) when the plan was made.
  */

@@ -6,8 +6,20 @@
  * (R-06; each user says which terminating pods it counts: the explanation only those a
  * status would report, R-81, the simulator every one its owner controls).
  */
-export type PodCounts = { active: number, ready: number, 
+export type PodCounts = { 
+/**
+ * Active pods (R-06).
+ */
+active: number, 
+/**
+ * Ready active pods (R-02).
+ */
+ready: number, 
 /**
  * Ready for at least `minReadySeconds` at `now` (R-03).
  */
-available: number, terminating: number, };
+available: number, 
+/**
+ * Terminating pods.
+ */
+terminating: number, };

@@ -4,11 +4,23 @@ import type { Time } from "./Time.js";
 /**
  * One pod's facts.
  */
-export type PodFacts = { namespace: string, name: string, 
+export type PodFacts = { 
+/**
+ * The pod's namespace.
+ */
+namespace: string, 
+/**
+ * The pod's name.
+ */
+name: string, 
 /**
  * `spec.nodeName`; `None` when not scheduled.
  */
-node: string | null, phase: string, 
+node: string | null, 
+/**
+ * `status.phase`.
+ */
+phase: string, 
 /**
  * R-01.
  */
@@ -20,7 +32,11 @@ readySince: Time | null,
 /**
  * R-74: the highest restart count over regular containers, then over sidecars.
  */
-restarts: number, sidecarRestarts: number, 
+restarts: number, 
+/**
+ * R-74: the highest restart count over sidecars.
+ */
+sidecarRestarts: number, 
 /**
  * R-60: the pod-deletion-cost annotation as upstream parses it (invalid ⇒ 0).
  */
@@ -28,7 +44,11 @@ deletionCost: number,
 /**
  * R-04, R-06.
  */
-active: boolean, terminating: boolean, 
+active: boolean, 
+/**
+ * It has a deletion timestamp.
+ */
+terminating: boolean, 
 /**
  * The controller reference as `Kind/name`; `None` for an orphan.
  */

@@ -6,4 +6,24 @@ import type { Time } from "./Time.js";
  * available, and the nearest instant one of them becomes available (S-14; an instant,
  * not a wait, so that it crosses JSON exactly).
  */
-export type PodTally = { count: number, fullyLabeled: number, ready: number, available: number, availableAt?: Time, };
+export type PodTally = { 
+/**
+ * How many pods.
+ */
+count: number, 
+/**
+ * How many carry every label of the owner's template (R-80).
+ */
+fullyLabeled: number, 
+/**
+ * How many are ready (R-02).
+ */
+ready: number, 
+/**
+ * How many are available: ready for `minReadySeconds` (R-83).
+ */
+available: number, 
+/**
+ * The nearest instant a ready pod not yet available becomes available.
+ */
+availableAt?: Time, };

@@ -4,4 +4,8 @@ import type { Duration } from "./Duration.js";
 /**
  * The progress check's own requeue (D-78), apart from the error requeue.
  */
-export type ProgressRequeue = { "kind": "none" } | { "kind": "after", after: Duration, } | { "kind": "rateLimited" };
+export type ProgressRequeue = { "kind": "none" } | { "kind": "after", 
+/**
+ * How long to wait.
+ */
+after: Duration, } | { "kind": "rateLimited" };

@@ -3,7 +3,23 @@
 /**
  * What the ranking knew about a pod, for explanations.
  */
-export type RankFacts = { node: string, phase: string, ready: boolean, deletionCost: number, 
+export type RankFacts = { 
+/**
+ * The node the pod is bound to (empty when unscheduled).
+ */
+node: string, 
+/**
+ * `status.phase`.
+ */
+phase: string, 
+/**
+ * Whether the pod is ready (R-02).
+ */
+ready: boolean, 
+/**
+ * R-72.4: the pod-deletion-cost the ranking compared (0 without the feature gate).
+ */
+deletionCost: number, 
 /**
  * R-71: active related pods on the same node.
  */
@@ -11,4 +27,16 @@ colocated: number,
 /**
  * R-73 bucket of the ready time (`None` when not ready or zero).
  */
-readyBucket?: number, restarts: number, sidecarRestarts: number, creationBucket?: number, };
+readyBucket?: number, 
+/**
+ * R-72.7: the container restarts the ranking compared.
+ */
+restarts: number, 
+/**
+ * R-72.7: the sidecar restarts the ranking compared.
+ */
+sidecarRestarts: number, 
+/**
+ * R-73 bucket of the creation time (`None` when unset or when buckets are off).
+ */
+creationBucket?: number, };

@@ -6,7 +6,15 @@ import type { RankRule } from "./RankRule.js";
  * A ranked pod as a host shows it: its name, its index among the pods ranked, the rule
  * that placed it before the next pod and that rule's text.
  */
-export type RankedPod = { namespace: string, name: string, 
+export type RankedPod = { 
+/**
+ * The pod's namespace.
+ */
+namespace: string, 
+/**
+ * The pod's name.
+ */
+name: string, 
 /**
  * Index into the pods ranked.
  */
@@ -14,4 +22,12 @@ index: number,
 /**
  * The rule that placed it before the next pod; `None` for the last pod.
  */
-rule: RankRule | null, ruleText?: string, facts: RankFacts, };
+rule: RankRule | null, 
+/**
+ * The text of `rule` ([`RankRule::describe`]).
+ */
+ruleText?: string, 
+/**
+ * What the ranking knew about the pod.
+ */
+facts: RankFacts, };

@@ -8,7 +8,27 @@ import type { Time } from "./Time.js";
  * A `v1.Event` as the recorder writes it (and as the server answers, for
  * [`EventCorrelator::written`]; other fields are ignored).
  */
-export type RecordedEvent = { metadata: EventMeta, involvedObject: EventObjectReference, reason: string, message: string, source: EventSource, 
+export type RecordedEvent = { 
+/**
+ * The Event's name and namespace.
+ */
+metadata: EventMeta, 
+/**
+ * The object the event is about.
+ */
+involvedObject: EventObjectReference, 
+/**
+ * Why.
+ */
+reason: string, 
+/**
+ * The message (after aggregation, EC-02).
+ */
+message: string, 
+/**
+ * Who records.
+ */
+source: EventSource, 
 /**
  * Whole seconds, as `metav1.Time` is written.
  */
@@ -16,4 +36,20 @@ firstTimestamp: Time,
 /**
  * Whole seconds, as `metav1.Time` is written.
  */
-lastTimestamp: Time, count: number, type: string, reportingComponent: string, reportingInstance: string, };
+lastTimestamp: Time, 
+/**
+ * How many times it happened (EC-03).
+ */
+count: number, 
+/**
+ * `Normal` or `Warning`.
+ */
+type: string, 
+/**
+ * `reportingComponent`: the source's component (EC-01).
+ */
+reportingComponent: string, 
+/**
+ * `reportingInstance`: the source's host (EC-01).
+ */
+reportingInstance: string, };

@@ -26,4 +26,12 @@ owner?: string,
  * Explain (and forecast) only the Deployment with this name (or `namespace/name`),
  * with the ReplicaSets it controls.
  */
-deployment?: string, config?: Config, forecast?: ForecastRequest, };
+deployment?: string, 
+/**
+ * The controller's configuration.
+ */
+config?: Config, 
+/**
+ * Forecast each Deployment's rollout, with these options.
+ */
+forecast?: ForecastRequest, };

@@ -4,4 +4,12 @@ import type { Duration } from "./Duration.js";
 /**
  * What to do with the owner's key after the sync.
  */
-export type Requeue = { "kind": "done" } | { "kind": "after", after: Duration, } | { "kind": "rateLimited", error: string, };
+export type Requeue = { "kind": "done" } | { "kind": "after", 
+/**
+ * How long to wait.
+ */
+after: Duration, } | { "kind": "rateLimited", 
+/**
+ * The sync's error.
+ */
+error: string, };

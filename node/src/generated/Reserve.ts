@@ -6,4 +6,16 @@ import type { KubeObject } from "./KubeObject.js";
  * the owner still has more pods than it wants: the claimed and adopted pods and the
  * related pods of co-location (R-45), each with its index in the sync input.
  */
-export type Reserve = { candidates: Array<KubeObject>, candidateIndices: Array<number>, related: Array<KubeObject>, };
+export type Reserve = { 
+/**
+ * The pods that may be deleted: the claimed and adopted active pods.
+ */
+candidates: Array<KubeObject>, 
+/**
+ * Each candidate's index in the sync input's `pods`.
+ */
+candidateIndices: Array<number>, 
+/**
+ * The related pods whose nodes ranking counts (R-45, R-71).
+ */
+related: Array<KubeObject>, };

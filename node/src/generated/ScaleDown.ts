@@ -4,7 +4,11 @@ import type { VictimExplanation } from "./VictimExplanation.js";
 /**
  * Which pods would go if the ReplicaSet were scaled to `replicas`.
  */
-export type ScaleDown = { replicas: number, 
+export type ScaleDown = { 
+/**
+ * The replica count previewed.
+ */
+replicas: number, 
 /**
  * Owned active pods now.
  */

@@ -8,4 +8,12 @@ export type SimEvent = { t: number, at: Time, owner: string,
 /**
  * `Normal` or `Warning`.
  */
-type: string, reason: string, message: string, };
+type: string, 
+/**
+ * The reason (`SuccessfulCreate`, `FailedDelete`, …).
+ */
+reason: string, 
+/**
+ * The message.
+ */
+message: string, };

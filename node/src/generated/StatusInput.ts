@@ -11,7 +11,11 @@ export type StatusInput = {
 /**
  * The controller clock (also the wall clock of a new condition).
  */
-now: Time, owner: KubeObject, 
+now: Time, 
+/**
+ * The owner whose status is computed.
+ */
+owner: KubeObject, 
 /**
  * The owner's claimed active pods.
  */

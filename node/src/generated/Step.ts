@@ -5,4 +5,12 @@ import type { SyncDone } from "./SyncDone.js";
 /**
  * The next thing to do.
  */
-export type Step = { "step": "call", call: ApiCall, } | { "step": "done", done: SyncDone, };
+export type Step = { "step": "call", 
+/**
+ * The call.
+ */
+call: ApiCall, } | { "step": "done", 
+/**
+ * What the sync amounted to.
+ */
+done: SyncDone, };

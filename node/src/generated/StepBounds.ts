@@ -4,4 +4,12 @@
  * The bounds in force (D-08): at most `max_pods` pods, at least `min_available`
  * available. Recreate has no surge and no availability floor (D-60..D-62).
  */
-export type StepBounds = { maxPods: number, minAvailable: number, };
+export type StepBounds = { 
+/**
+ * At most this many pods.
+ */
+maxPods: number, 
+/**
+ * At least this many available.
+ */
+minAvailable: number, };

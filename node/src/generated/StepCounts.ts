@@ -4,4 +4,20 @@
  * The replica counts a step shows: `spec.replicas` of the new ReplicaSet and of the
  * old ones, and the pods and available pods their statuses report.
  */
-export type StepCounts = { new: number, old: number, pods: number, available: number, };
+export type StepCounts = { 
+/**
+ * `spec.replicas` of the new ReplicaSet.
+ */
+new: number, 
+/**
+ * `spec.replicas` of the old ReplicaSets, summed.
+ */
+old: number, 
+/**
+ * Pods their statuses report.
+ */
+pods: number, 
+/**
+ * Available pods their statuses report.
+ */
+available: number, };

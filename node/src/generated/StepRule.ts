@@ -4,4 +4,12 @@
  * The rule that decided or limited a step (`D-51`, or several joined by `, `), and what
  * it did in words.
  */
-export type StepRule = { rule: string, why: string, };
+export type StepRule = { 
+/**
+ * The rule id(s).
+ */
+rule: string, 
+/**
+ * What it did, in words.
+ */
+why: string, };

@@ -6,7 +6,15 @@ import type { Time } from "./Time.js";
  * Everything a sync needs besides the stored objects (the options of `Store.planFor`
  * in the wasm binding).
  */
-export type StorePlanOptions = { now: Time, expectations?: Expectations, 
+export type StorePlanOptions = { 
+/**
+ * The controller clock of the sync.
+ */
+now: Time, 
+/**
+ * The owner's expectations (S-4).
+ */
+expectations?: Expectations, 
 /**
  * S-2: false when the informers have not yet seen the owner's latest writes.
  */

@@ -3,4 +3,12 @@
 /**
  * How many owners and pods a [`Store`] holds.
  */
-export type StoreSize = { owners: number, pods: number, };
+export type StoreSize = { 
+/**
+ * Owners held.
+ */
+owners: number, 
+/**
+ * Pods held.
+ */
+pods: number, };

@@ -5,8 +5,24 @@ import type { VictimExplanation } from "./VictimExplanation.js";
 /**
  * The manage step of one sync, in a reader's terms.
  */
-export type SyncAction = { "action": "nothing", why: Idle, } | { "action": "create", count: number, batches: Array<number>, 
+export type SyncAction = { "action": "nothing", 
+/**
+ * Why not.
+ */
+why: Idle, } | { "action": "create", 
+/**
+ * Pods to create.
+ */
+count: number, 
+/**
+ * The slow-start batches.
+ */
+batches: Array<number>, 
 /**
  * Why every create would fail before any API call (a template without labels).
  */
-refused?: string, } | { "action": "delete", victims: Array<VictimExplanation>, };
+refused?: string, } | { "action": "delete", 
+/**
+ * The pods, first to go first.
+ */
+victims: Array<VictimExplanation>, };

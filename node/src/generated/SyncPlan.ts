@@ -14,7 +14,11 @@ export type SyncPlan = {
 /**
  * `namespace/name` of the owner: its expectations key.
  */
-key: string, now: Time, 
+key: string, 
+/**
+ * The controller clock of the sync.
+ */
+now: Time, 
 /**
  * Why the sync does nothing at all; the one record of a halt (the manage step of a
  * halted plan says [`Idle::Halted`], and its basis is empty).

@@ -5,8 +5,28 @@ import type { RankRule } from "./RankRule.js";
 /**
  * A pod chosen for deletion, with the rule that ranked it before the next.
  */
-export type Victim = { namespace: string, name: string, uid: string, 
+export type Victim = { 
+/**
+ * The pod's namespace.
+ */
+namespace: string, 
+/**
+ * The pod's name.
+ */
+name: string, 
+/**
+ * The pod's UID (the precondition of the delete call).
+ */
+uid: string, 
 /**
  * Index into the sync input's `pods`.
  */
-podIndex: number, rule: RankRule | null, facts: RankFacts, };
+podIndex: number, 
+/**
+ * The rule that placed it before the next victim; `None` for the last one.
+ */
+rule: RankRule | null, 
+/**
+ * What the ranking knew about the pod.
+ */
+facts: RankFacts, };

@@ -9,7 +9,15 @@ export type VictimExplanation = {
 /**
  * 1 = the first to go.
  */
-position: number, namespace: string, name: string, 
+position: number, 
+/**
+ * The pod's namespace.
+ */
+namespace: string, 
+/**
+ * The pod's name.
+ */
+name: string, 
 /**
  * The rule that placed it before the next pod of the ranking (`None` when last).
  */
@@ -21,7 +29,23 @@ ruleText: string | null,
 /**
  * When it became ready (R-02), if it is.
  */
-readySince?: Time, node: string, phase: string, ready: boolean, deletionCost: number, 
+readySince?: Time, 
+/**
+ * The node the pod is bound to (empty when unscheduled).
+ */
+node: string, 
+/**
+ * `status.phase`.
+ */
+phase: string, 
+/**
+ * Whether the pod is ready (R-02).
+ */
+ready: boolean, 
+/**
+ * R-72.4: the pod-deletion-cost the ranking compared (0 without the feature gate).
+ */
+deletionCost: number, 
 /**
  * R-71: active related pods on the same node.
  */
@@ -29,4 +53,16 @@ colocated: number,
 /**
  * R-73 bucket of the ready time (`None` when not ready or zero).
  */
-readyBucket?: number, restarts: number, sidecarRestarts: number, creationBucket?: number, };
+readyBucket?: number, 
+/**
+ * R-72.7: the container restarts the ranking compared.
+ */
+restarts: number, 
+/**
+ * R-72.7: the sidecar restarts the ranking compared.
+ */
+sidecarRestarts: number, 
+/**
+ * R-73 bucket of the creation time (`None` when unset or when buckets are off).
+ */
+creationBucket?: number, };

@@ -8,7 +8,7 @@
 //! and writes the sum in decimal with every digit replaced from a "safe" alphabet.
 //!
 //! This module writes the same text without a Go value: it walks the JSON along the type
-//! layout in [`layout`], deciding for each Go field what encoding/json would have
+//! layout in `layout.rs`, deciding for each Go field what encoding/json would have
 //! put there (absent, null, a value, or an error) and printing it the way go-spew prints
 //! that Go type. What encoding/json does and this walk mirrors:
 //!
@@ -28,8 +28,8 @@
 //! order, which a parsed JSON value no longer knows).
 
 //!
-//! The parts: this file (the entry points, FNV-1a and the safe encoding), [`spew`] (the
-//! walk and go-spew's printing), [`layout`] (the Go types as data), [`quantity`]
+//! The parts: this file (the entry points, FNV-1a and the safe encoding), `spew.rs` (the
+//! walk and go-spew's printing), `layout.rs` (the Go types as data), `quantity.rs`
 //! (`ParseQuantity`'s int64 fast path, which decides how a quantity prints).
 
 pub(crate) mod layout;

@@ -28,8 +28,8 @@
 //! come from each pod's [`crate::PodDigest`], computed once when the pod entered:
 //! O(n log n) with integer comparisons.
 //!
-//! [`rule`] holds the rule itself (each pod's key and upstream's `Less` on two keys, with
-//! the co-location counts); [`order`] the machinery that orders by it (blocks, scores,
+//! `rule.rs` holds the rule itself (each pod's key and upstream's `Less` on two keys, with
+//! the co-location counts); `order.rs` the machinery that orders by it (blocks, scores,
 //! radix sorts); this file the entry points and the explanations.
 
 mod order;
@@ -54,9 +54,13 @@ use rule::{decide, Key};
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct RankFacts {
+    /// The node the pod is bound to (empty when unscheduled).
     pub node: String,
+    /// `status.phase`.
     pub phase: String,
+    /// Whether the pod is ready.
     pub ready: bool,
+    /// the pod-deletion-cost the ranking compared (0 without the feature gate).
     pub deletion_cost: i32,
     /// active related pods on the same node.
     pub colocated: usize,
@@ -64,10 +68,13 @@ pub struct RankFacts {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub ready_bucket: Option<i32>,
+    /// the container restarts the ranking compared.
     pub restarts: i32,
+    /// the sidecar restarts the ranking compared.
     pub sidecar_restarts: i32,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
+    /// R-73 bucket of the creation time (`None` when unset or when buckets are off).
     pub creation_bucket: Option<i32>,
 }
 
@@ -101,7 +108,9 @@ pub struct RankOptions {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "RankedPod"))]
 #[serde(rename_all = "camelCase")]
 pub struct NamedRankedPod {
+    /// The pod's namespace.
     pub namespace: String,
+    /// The pod's name.
     pub name: String,
     /// Index into the pods ranked.
     pub index: usize,
@@ -109,7 +118,9 @@ pub struct NamedRankedPod {
     pub rule: Option<RankRule>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
+    /// The text of `rule` ([`RankRule::describe`]).
     pub rule_text: Option<&'static str>,
+    /// What the ranking knew about the pod.
     pub facts: RankFacts,
 }
 
@@ -131,9 +142,11 @@ impl NamedRankedPod {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RankedPod {
+    /// Index into the candidates.
     pub index: usize,
     /// The rule that placed it before the next pod; `None` for the last pod.
     pub rule: Option<RankRule>,
+    /// What the ranking knew about the pod.
     pub facts: RankFacts,
 }
 
