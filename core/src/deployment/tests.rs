@@ -12,8 +12,11 @@ use replicore::deployment::model::Rs;
 use replicore::time::{Duration, Time};
 use serde_json::json;
 
-fn at(s: &str) -> Time {
-    Time::parse(s).unwrap().unwrap()
+type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+/// A test's instant (a fixture text that must parse).
+fn at(s: &str) -> Result<Time, Box<dyn std::error::Error>> {
+    Ok(Time::parse(s)?.ok_or("an empty time")?)
 }
 
 #[test]
@@ -53,7 +56,7 @@ fn revision_order_with_unparseable_revisions_is_an_insertion_sort() {
 }
 
 #[test]
-fn progress_deadline_is_strictly_before_now_and_requeue_adds_a_second() {
+fn progress_deadline_is_strictly_before_now_and_requeue_adds_a_second() -> TestResult {
     let mut dv = deployment(3, json!(1), json!(0));
     dv["spec"]["progressDeadlineSeconds"] = json!(60);
     dv["status"]["conditions"] = json!([{"type": "Progressing", "status": "True",
@@ -62,17 +65,17 @@ fn progress_deadline_is_strictly_before_now_and_requeue_adds_a_second() {
     let d = typed_deployment(dv);
     let s = d.status.clone();
     // lastUpdate + 60 s = now exactly: not timed out (strictly before).
-    assert!(!status::is_timed_out(&d, &s, at(NOW)));
-    assert!(status::is_timed_out(&d, &s, at("2026-11-24T01:00:01Z")));
+    assert!(!status::is_timed_out(&d, &s, at(NOW)?));
+    assert!(status::is_timed_out(&d, &s, at("2026-11-24T01:00:01Z")?));
     assert_eq!(
-        status::requeue_stuck(&d, &s, at("2026-11-24T00:59:30Z")),
+        status::requeue_stuck(&d, &s, at("2026-11-24T00:59:30Z")?),
         ProgressRequeue::After {
             after: Duration::from_seconds(31)
         }
     );
     // Less than a second left ⇒ rate limited.
     assert_eq!(
-        status::requeue_stuck(&d, &s, at("2026-11-24T00:59:59.5Z")),
+        status::requeue_stuck(&d, &s, at("2026-11-24T00:59:59.5Z")?),
         ProgressRequeue::RateLimited
     );
     // Complete ⇒ no requeue.
@@ -83,16 +86,17 @@ fn progress_deadline_is_strictly_before_now_and_requeue_adds_a_second() {
         complete.available_replicas,
     ) = (3, 3, 3);
     assert_eq!(
-        status::requeue_stuck(&d, &complete, at(NOW)),
+        status::requeue_stuck(&d, &complete, at(NOW)?),
         ProgressRequeue::None
     );
+    Ok(())
 }
 
 #[test]
-fn conditions_keep_their_times_when_status_and_reason_are_unchanged() {
+fn conditions_keep_their_times_when_status_and_reason_are_unchanged() -> TestResult {
     let mut st = replicore::deployment::DeploymentStatus::default();
-    let t0 = at("2026-11-24T00:00:00Z");
-    let t1 = at(NOW);
+    let t0 = at("2026-11-24T00:00:00Z")?;
+    let t1 = at(NOW)?;
     status::set_condition(
         &mut st,
         status::new_condition("Available", "True", "A", "m".into(), t0),
@@ -115,17 +119,18 @@ fn conditions_keep_their_times_when_status_and_reason_are_unchanged() {
     assert_eq!(st.conditions[1].type_, "Available");
     assert_eq!(st.conditions[1].last_transition_time, Some(t0));
     assert_eq!(st.conditions[1].last_update_time, Some(t1));
+    Ok(())
 }
 
 #[test]
-fn status_sums_replica_sets_and_terminating_needs_every_synced_rs() {
+fn status_sums_replica_sets_and_terminating_needs_every_synced_rs() -> TestResult {
     let d = typed_deployment(deployment(4, json!(1), json!(1)));
     let a = typed_rs(rs("web-a", "v2", 3, 2, "2", "2026-11-23T10:00:00Z"));
     let mut bv = rs("web-b", "v1", 2, 2, "1", "2026-11-23T09:00:00Z");
     bv["status"]["terminatingReplicas"] = json!(1);
     let b = typed_rs(bv.clone());
     let gates = replicore::FeatureGates::default();
-    let s = status::calculate_status(&[&b, &a], Some(&a), &d, &gates, at(NOW));
+    let s = status::calculate_status(&[&b, &a], Some(&a), &d, &gates, at(NOW)?);
     assert_eq!(
         (s.replicas, s.updated_replicas, s.available_replicas),
         (5, 3, 4)
@@ -135,11 +140,12 @@ fn status_sums_replica_sets_and_terminating_needs_every_synced_rs() {
     assert_eq!(s.conditions[0].reason, "MinimumReplicasAvailable");
     bv["status"]
         .as_object_mut()
-        .unwrap()
+        .ok_or("status is an object")?
         .remove("terminatingReplicas");
     let b = typed_rs(bv);
-    let s = status::calculate_status(&[&b, &a], Some(&a), &d, &gates, at(NOW));
+    let s = status::calculate_status(&[&b, &a], Some(&a), &d, &gates, at(NOW)?);
     assert_eq!(s.terminating_replicas, None);
+    Ok(())
 }
 
 #[test]

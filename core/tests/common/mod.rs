@@ -332,6 +332,15 @@ pub fn healthy(name: &str, owner: &Rs) -> P {
         .ready_since(&ago(HOUR))
 }
 
+/// R-30's pods: `kept` and `relabelled`, both healthy and owned by `owner`, the second
+/// labelled out of its selector (`app: other`).
+pub fn kept_and_relabelled(owner: &Rs) -> [P; 2] {
+    [
+        healthy("kept", owner),
+        healthy("relabelled", owner).labels(json!({"app": "other"})),
+    ]
+}
+
 pub fn build_pods(pods: &[P]) -> Vec<Pod> {
     pods.iter().map(P::build).collect()
 }

@@ -128,10 +128,7 @@ fn a18_e05_pod_of_another_controller_is_left_alone() {
 #[test]
 fn r30_e12_release_not_found_or_invalid_is_not_an_error() {
     let web = rs("web").replicas(1);
-    let pods = [
-        healthy("kept", &web),
-        healthy("relabelled", &web).labels(json!({"app": "other"})),
-    ];
+    let pods = kept_and_relabelled(&web);
     let input = input(&web, &pods).build();
     let config = Config::default();
     let p = plan(&input, &config).expect("plan");
@@ -170,10 +167,7 @@ fn r30_e12_release_not_found_or_invalid_is_not_an_error() {
 #[test]
 fn r30_e09_owner_being_deleted_releases_nothing_and_keeps_claiming() {
     let web = rs("web").replicas(5).deleting();
-    let pods = [
-        healthy("kept", &web),
-        healthy("relabelled", &web).labels(json!({"app": "other"})),
-    ];
+    let pods = kept_and_relabelled(&web);
     let input = input(&web, &pods).build();
     let config = Config::default();
     let p = plan(&input, &config).expect("plan");

@@ -9,16 +9,13 @@ use common::*;
 use replicore::{plan, Config, Idle, OwnerKind};
 use serde_json::json;
 
+type TestResult = Result<(), Box<dyn std::error::Error>>;
+
 #[test]
-fn r30_owned_pod_no_longer_selected_is_released() {
+fn r30_owned_pod_no_longer_selected_is_released() -> TestResult {
     let web = rs("web").replicas(1);
-    let pods = [
-        healthy("kept", &web),
-        healthy("relabelled", &web).labels(json!({"app": "other"})),
-    ];
-    let input = input(&web, &pods).build();
-    let config = Config::default();
-    let p = plan(&input, &config).expect("plan");
+    let pods = kept_and_relabelled(&web);
+    let p = plan(&input(&web, &pods).build(), &Config::default())?;
     assert_eq!(p.claims.len(), 1);
     let c = &p.claims[0];
     assert_eq!(c.kind, ClaimKind::Release);
@@ -40,18 +37,17 @@ fn r30_owned_pod_no_longer_selected_is_released() {
     assert!(!p.needs_owner_recheck);
     assert_eq!(p.owned, 1);
     assert_eq!(idle(&p.manage), Idle::InSync);
+    Ok(())
 }
 
 #[test]
-fn r31_matching_orphan_is_adopted_with_the_controller_patch() {
+fn r31_matching_orphan_is_adopted_with_the_controller_patch() -> TestResult {
     let web = rs("web").replicas(2);
     let pods = [
         healthy("mine", &web),
         pod("orphan").non_controller_ref(&web),
     ];
-    let input = input(&web, &pods).build();
-    let config = Config::default();
-    let p = plan(&input, &config).expect("plan");
+    let p = plan(&input(&web, &pods).build(), &Config::default())?;
     assert_eq!(p.claims.len(), 1);
     let c = &p.claims[0];
     assert_eq!(c.kind, ClaimKind::Adopt);
@@ -79,7 +75,8 @@ fn r31_matching_orphan_is_adopted_with_the_controller_patch() {
     // The plan counts the adoption: 2 pods, nothing to create.
     assert_eq!(idle(&p.manage), Idle::InSync);
     let done = finish(&p, &all_ok(&p, &web));
-    assert_eq!(done.status.expect("status").replicas, 2);
+    assert_eq!(done.status.ok_or("a status")?.replicas, 2);
+    Ok(())
 }
 
 #[test]
