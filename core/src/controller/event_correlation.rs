@@ -56,6 +56,12 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::error::{Error, Result};
 use crate::time::{Duration, Time};
 
+/// core/v1's event types (`v1.EventTypeNormal`, `v1.EventTypeWarning`): the only two an
+/// event may have, for every controller's events.
+pub(crate) const NORMAL: &str = "Normal";
+/// See [`NORMAL`].
+pub(crate) const WARNING: &str = "Warning";
+
 /// `maxLruCacheEntries`: the size of each of the three caches (EC-06).
 pub const MAX_LRU_CACHE_ENTRIES: usize = 4096;
 /// `defaultAggregateMaxEvents`: distinct messages in a group before it aggregates (EC-02).
@@ -644,7 +650,7 @@ impl EventCorrelator {
     /// Upstream's `EventCorrelate` on an event recorded at `now`: create, patch or drop.
     /// A refused event (type neither `Normal` nor `Warning`) changes nothing.
     pub fn correlate(&mut self, event: &EventToRecord, now: Time) -> Result<Correlation> {
-        if event.type_ != "Normal" && event.type_ != "Warning" {
+        if event.type_ != NORMAL && event.type_ != WARNING {
             return Err(Error::Malformed {
                 path: "event.type".into(),
                 message: format!(

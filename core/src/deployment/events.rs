@@ -2,8 +2,7 @@
 
 use super::machine::Ctx;
 
-pub(crate) const NORMAL: &str = "Normal";
-pub(crate) const WARNING: &str = "Warning";
+pub(crate) use crate::controller::event_correlation::{NORMAL, WARNING};
 
 pub(crate) const SCALING_REPLICA_SET: &str = "ScalingReplicaSet";
 pub(crate) const SELECTING_ALL: &str = "SelectingAll";

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::controller::event_correlation::{NORMAL, WARNING};
+
 /// One event: `Normal` or `Warning`, a reason, a message.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -16,7 +18,7 @@ pub struct HpaEvent {
 impl HpaEvent {
     pub(crate) fn warning(reason: &str, message: impl Into<String>) -> Self {
         HpaEvent {
-            type_: "Warning".into(),
+            type_: WARNING.into(),
             reason: reason.into(),
             message: message.into(),
         }
@@ -24,7 +26,7 @@ impl HpaEvent {
 
     pub(crate) fn normal(reason: &str, message: impl Into<String>) -> Self {
         HpaEvent {
-            type_: "Normal".into(),
+            type_: NORMAL.into(),
             reason: reason.into(),
             message: message.into(),
         }

@@ -6,8 +6,7 @@
 
 use super::protocol::Event;
 
-pub(crate) const NORMAL: &str = "Normal";
-pub(crate) const WARNING: &str = "Warning";
+pub(crate) use crate::controller::event_correlation::{NORMAL, WARNING};
 
 pub(crate) const SUCCESSFUL_CREATE: &str = "SuccessfulCreate";
 pub(crate) const FAILED_CREATE: &str = "FailedCreate";
