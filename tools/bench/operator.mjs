@@ -18,7 +18,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { DevServer } from "../dist/devserver/server.js";
 import { shippedNodeCommand } from "../test/operator-helpers.mjs";
-import { cpuSeconds, freePort, mib, rssBytes, sleep, waitFor as waitUntil } from "./proc.mjs";
+import { benchReplicaSet, cpuSeconds, freePort, mib, ownerNames, rssBytes, sleep, waitFor as waitUntil } from "./proc.mjs";
 
 const env = (k, d) => (process.env[k] === undefined || process.env[k] === "" ? d : Number(process.env[k]));
 const PODS = env("PODS", 10000);
@@ -92,22 +92,14 @@ dev.store.watchers.add({
   },
   close: () => {},
 });
-const names = Array.from({ length: OWNERS }, (_, i) => `rs-${String(i).padStart(3, "0")}`);
+const names = ownerNames(OWNERS);
 const rsPath = (name = "") => `/apis/apps/v1/namespaces/${NS}/replicasets${name ? `/${name}` : ""}`;
 const call = (method, path, body, type = "application/json") =>
   fetch(url + path, { method, headers: { "Content-Type": type }, body: JSON.stringify(body) }).then((r) => {
     if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status}`);
     return r.json();
   });
-for (const name of names) {
-  const labels = { app: name };
-  await call("POST", rsPath(), {
-    apiVersion: "apps/v1",
-    kind: "ReplicaSet",
-    metadata: { name, labels },
-    spec: { replicas: 0, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: "main", image: "nginx" }] } } },
-  });
-}
+for (const name of names) await call("POST", rsPath(), benchReplicaSet(name));
 
 const port = await freePort();
 const args = [cli, "operator", "--server", url, "--no-leader-elect", "--metrics-port", String(port), "--metrics-host", "127.0.0.1", "--log-level", process.env.LOG_LEVEL ?? "warn"];

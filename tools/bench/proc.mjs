@@ -1,5 +1,6 @@
 // What the operator benchmarks read of a process and share: its CPU and RSS from /proc,
-// a free port, waiting for a condition. Used by operator.mjs and realapi.mjs.
+// a free port, waiting for a condition, and their ReplicaSets. Used by operator.mjs and
+// realapi.mjs.
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 
@@ -46,4 +47,18 @@ export async function waitFor(fn, what, timeoutMs) {
     if (performance.now() > until) throw new Error(`timed out waiting for ${typeof what === "function" ? what() : what}`);
     await sleep(50);
   }
+}
+
+/** The benchmarks' owners: `rs-000`, `rs-001`, … (`count` of them). */
+export const ownerNames = (count) => Array.from({ length: count }, (_, i) => `rs-${String(i).padStart(3, "0")}`);
+
+/** A benchmark's ReplicaSet `name` at 0 replicas, selecting `app: name` (pods of one nginx container). */
+export function benchReplicaSet(name) {
+  const labels = { app: name };
+  return {
+    apiVersion: "apps/v1",
+    kind: "ReplicaSet",
+    metadata: { name, labels },
+    spec: { replicas: 0, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: "main", image: "nginx" }] } } },
+  };
 }

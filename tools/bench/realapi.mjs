@@ -22,7 +22,7 @@ import { openSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { shippedNodeCommand } from "../test/operator-helpers.mjs";
 import { connect } from "./kube-http.mjs";
-import { cpuSeconds, freePort, mib, rssBytes, sleep, waitFor as waitUntil } from "./proc.mjs";
+import { benchReplicaSet, cpuSeconds, freePort, mib, ownerNames, rssBytes, sleep, waitFor as waitUntil } from "./proc.mjs";
 
 const env = (k, d) => (process.env[k] === undefined || process.env[k] === "" ? d : Number(process.env[k]));
 const PODS = env("PODS", 10000);
@@ -78,17 +78,9 @@ async function events() {
 
 const ns = await call("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: NS } });
 if (ns.status >= 300 && ns.status !== 409) throw new Error(`namespace ${NS}: ${ns.status}`);
-const names = Array.from({ length: OWNERS }, (_, i) => `rs-${String(i).padStart(3, "0")}`);
+const names = ownerNames(OWNERS);
 const rsPath = (name = "") => `/apis/apps/v1/namespaces/${NS}/replicasets${name ? `/${name}` : ""}`;
-for (const name of names) {
-  const labels = { app: name };
-  await must("POST", rsPath(), {
-    apiVersion: "apps/v1",
-    kind: "ReplicaSet",
-    metadata: { name, labels },
-    spec: { replicas: 0, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: "main", image: "nginx" }] } } },
-  });
-}
+for (const name of names) await must("POST", rsPath(), benchReplicaSet(name));
 
 // -- the controller --------------------------------------------------------------------------
 let pid;

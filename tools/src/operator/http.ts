@@ -16,7 +16,7 @@
 import { ResponseContext, type RequestContext } from "@kubernetes/client-node";
 
 /** What the operator needs of an undici dispatcher (client-node's Agent, or the global one). */
-interface Dispatcher {
+export interface Dispatcher {
   request(o: {
     origin: string;
     path: string;
@@ -27,7 +27,7 @@ interface Dispatcher {
   }): Promise<{
     statusCode: number;
     headers: Record<string, string | string[] | undefined>;
-    body: { text(): Promise<string>; arrayBuffer(): Promise<ArrayBuffer> };
+    body: AsyncIterable<Buffer> & { text(): Promise<string>; arrayBuffer(): Promise<ArrayBuffer>; destroy(err?: Error): void };
   }>;
 }
 
@@ -39,6 +39,15 @@ function globalDispatcher(): Dispatcher | undefined {
 
 function hasRequest(d: unknown): d is Dispatcher {
   return typeof d === "object" && d !== null && typeof (d as { request?: unknown }).request === "function";
+}
+
+/**
+ * The dispatcher a client-node request goes through: the one its authentication set (the
+ * client's pool), else undici's global one (plain http); undefined if neither can `request`.
+ */
+export function dispatcherOf(req: RequestContext): Dispatcher | undefined {
+  const d = req.getDispatcher() ?? globalDispatcher();
+  return hasRequest(d) ? d : undefined;
 }
 
 /** Requests of one connection pool on the wire at once (the rest wait their turn, in order). */
@@ -92,10 +101,10 @@ function gateOf(dispatcher: object, method: string, pathname: string): Gate {
  * own library) takes a request it cannot (a body that is not text or bytes, no dispatcher).
  */
 export async function sendDirect(req: RequestContext, fallback: (req: RequestContext) => Promise<ResponseContext>): Promise<ResponseContext> {
-  const dispatcher = req.getDispatcher() ?? globalDispatcher();
+  const dispatcher = dispatcherOf(req);
   const body = req.getBody() as unknown;
   const plainBody = body === undefined || body === null || typeof body === "string" || body instanceof Uint8Array;
-  if (!hasRequest(dispatcher) || !plainBody) return fallback(req);
+  if (!dispatcher || !plainBody) return fallback(req);
   const url = new URL(req.getUrl());
   const method = req.getHttpMethod().toString();
   const gate = gateOf(dispatcher, method, url.pathname);

@@ -15,19 +15,7 @@
 // informers use client-node's Watch instead (for comparison, tools/bench/realapi.mjs).
 
 import { HttpMethod, RequestContext, type KubeConfig } from "@kubernetes/client-node";
-
-/** What the watch needs of an undici dispatcher (client-node's Agent, or undici's global one). */
-interface StreamDispatcher {
-  request(o: { origin: string; path: string; method: string; headers?: Record<string, string>; signal?: AbortSignal }): Promise<{
-    statusCode: number;
-    body: AsyncIterable<Buffer> & { destroy(err?: Error): void };
-  }>;
-}
-
-function dispatcherOf(ctx: RequestContext): StreamDispatcher | undefined {
-  const d = (ctx.getDispatcher() ?? (globalThis as unknown as Record<symbol, unknown>)[Symbol.for("undici.globalDispatcher.1")]) as StreamDispatcher | undefined;
-  return d && typeof d.request === "function" ? d : undefined;
-}
+import { dispatcherOf } from "./http.js";
 
 /** client-node's requestTimeoutMs: a watch silent this long is dropped and opened again. */
 export const WATCH_INACTIVITY_MS = 30_000;
