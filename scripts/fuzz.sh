@@ -76,7 +76,11 @@ for t in "${TARGETS[@]}"; do
   runs=$(grep -oE '^stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo "?")
   rate=$(grep -oE '^stat::average_exec_per_sec: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo "?")
   printf 'fuzz %-14s %s s: %s executions, %s exec/s, %s crashes\n' "$t" "${SECONDS_PER_TARGET}" "$runs" "$rate" "$crashed"
-  if [ "$crashed" = 1 ]; then tail -40 "$log"; fi
+  if [ "$crashed" = 1 ]; then
+    # The panic and the artifact's name; lines cut, as libFuzzer prints the whole input.
+    grep -m1 -A3 'panicked at' "$log" | cut -c1-1500 || true
+    grep -E 'ERROR: libFuzzer|Test unit written to|^SUMMARY' "$log" | cut -c1-300 || true
+  fi
   rm -f "$log"
 done
 exit $status

@@ -33,6 +33,48 @@ fn sync_checks_hold_on_every_recorded_sync_input() {
     );
 }
 
+/// Found by the fuzzer: a pod Ready since 2206 with `minReadySeconds` set asks for a requeue
+/// 180 years ahead, whose nanoseconds an `f64` of seconds cannot carry exactly; the
+/// completion still reads back from its JSON (to that precision).
+#[test]
+fn sync_checks_hold_when_a_requeue_is_centuries_ahead() {
+    let mut far = 0;
+    for case in vectors("sync.json.gz") {
+        let mut input = case["input"].clone();
+        input["replicaSet"]["spec"]["minReadySeconds"] = 300.into();
+        let Some(pods) = input["pods"].as_array_mut() else {
+            continue;
+        };
+        for pod in pods {
+            if let Some(conditions) = pod["status"]["conditions"].as_array_mut() {
+                for c in conditions.iter_mut().filter(|c| c["type"] == "Ready") {
+                    c["lastTransitionTime"] = "2206-11-18T12:41:46.123456789Z".into();
+                }
+            }
+        }
+        let bytes = serde_json::to_vec(&input).unwrap();
+        replicore_fuzz::sync_bytes(&bytes);
+        let Ok(sync) = replicore::SyncInput::from_json(&bytes) else {
+            continue;
+        };
+        let config = replicore::Config::default();
+        let Ok(plan) = replicore::plan(&sync, &config) else {
+            continue;
+        };
+        let outcome =
+            replicore_fuzz::outcome_for(&plan, replicore_fuzz::Pattern::AllSucceed, &sync.owner);
+        if let Ok(done) = replicore::complete(&plan, &outcome) {
+            if let replicore::Requeue::After { after } = done.requeue {
+                far += usize::from(after.as_nanos() > 1 << 60);
+            }
+        }
+    }
+    assert!(
+        far > 10,
+        "only {far} syncs asked for a requeue centuries ahead"
+    );
+}
+
 #[test]
 fn explain_checks_hold_on_recorded_objects_and_on_garbage() {
     for case in vectors("sync.json.gz").iter().take(50) {

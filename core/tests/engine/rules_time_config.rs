@@ -75,6 +75,43 @@ fn durations_print_and_serialize_as_seconds() {
     assert!(serde_json::from_str::<Duration>("1e12").is_err());
 }
 
+/// Durations read back from their JSON: exactly up to 2^50 ns (about 13 days); beyond, to
+/// an `f64`'s precision (the fuzzer found a requeue 180 years ahead that read back 512 ns
+/// off, which is that precision, not a fault).
+#[test]
+fn durations_read_back_from_their_json() -> Result<(), serde_json::Error> {
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    for i in 0..20_000u32 {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        // Magnitudes spread over every power of two up to the wire's limit of 9e9 s.
+        let bits = 1 + (i % 62);
+        let magnitude = (state >> (64 - bits)) as i64 % 9_000_000_000_000_000_000;
+        let nanos = if state & 1 == 0 {
+            magnitude
+        } else {
+            -magnitude
+        };
+        let back: Duration =
+            serde_json::from_str(&serde_json::to_string(&Duration::from_nanos(nanos))?)?;
+        let off = back.as_nanos().abs_diff(nanos);
+        if nanos.unsigned_abs() < 1 << 50 {
+            assert_eq!(off, 0, "{nanos} ns is exact below 2^50 ns");
+        } else {
+            // Two roundings to an f64 of seconds and one of the product back.
+            assert!(
+                off as f64 <= nanos.unsigned_abs() as f64 * 4.0 * f64::EPSILON,
+                "{nanos} ns read back {off} ns off"
+            );
+        }
+    }
+    let found = Duration::from_nanos(5_679_965_080_999_999_488);
+    let back: Duration = serde_json::from_str(&serde_json::to_string(&found)?)?;
+    assert!(back.as_nanos().abs_diff(found.as_nanos()) <= 1024);
+    Ok(())
+}
+
 #[test]
 fn times_serialize_as_rfc3339_strings() {
     let t = time("2026-11-21T04:41:58.5Z");
