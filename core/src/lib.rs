@@ -70,7 +70,6 @@
 // Every public item is documented and nothing is `pub` that cannot be reached
 // (`missing_docs`, `unreachable_pub` above); the folders whose documentation is not
 // complete yet say so here.
-#[allow(missing_docs)]
 mod api;
 mod controller;
 pub mod deployment;
