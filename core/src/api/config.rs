@@ -14,11 +14,14 @@ pub const DEFAULT_BURST_REPLICAS: usize = 500;
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct OwnerKind {
+    /// The owner's `apiVersion`, as `apps/v1`.
     pub api_version: String,
+    /// The owner's `kind`, as `ReplicaSet`.
     pub kind: String,
 }
 
 impl OwnerKind {
+    /// apps/v1 ReplicaSet, the default owner.
     pub fn replica_set() -> Self {
         OwnerKind {
             api_version: "apps/v1".into(),
@@ -26,6 +29,7 @@ impl OwnerKind {
         }
     }
 
+    /// apps/v1 Deployment.
     pub fn deployment() -> Self {
         OwnerKind {
             api_version: "apps/v1".into(),
@@ -33,6 +37,7 @@ impl OwnerKind {
         }
     }
 
+    /// v1 ReplicationController (whose status has no `terminatingReplicas`).
     pub fn replication_controller() -> Self {
         OwnerKind {
             api_version: "v1".into(),
@@ -56,8 +61,11 @@ impl OwnerKind {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase", default)]
 pub struct DeploymentKinds {
+    /// The kind of the object the Deployment controller syncs (apps/v1 Deployment unless
+    /// given).
     #[cfg_attr(feature = "ts", ts(as = "Option<OwnerKind>", optional))]
     pub deployment: OwnerKind,
+    /// The kind of the ReplicaSets it creates and adopts (apps/v1 ReplicaSet unless given).
     #[cfg_attr(feature = "ts", ts(as = "Option<OwnerKind>", optional))]
     pub replica_set: OwnerKind,
 }
@@ -119,7 +127,7 @@ impl FeatureGates {
     /// R-81, S-8: whether terminating pods are counted for an owner of `kind`: behind
     /// the DeploymentReplicaSetTerminatingReplicas gate, and never for a
     /// ReplicationController. The one test for sync, status and explain.
-    pub fn counts_terminating(&self, kind: &OwnerKind) -> bool {
+    pub(crate) fn counts_terminating(&self, kind: &OwnerKind) -> bool {
         self.deployment_replica_set_terminating_replicas && kind.reports_terminating_replicas()
     }
 }
@@ -148,8 +156,12 @@ impl FeatureGates {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase", default)]
 pub struct Config {
+    /// C-1: the most creates or deletes one sync issues ([`DEFAULT_BURST_REPLICAS`] unless
+    /// given).
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub burst_replicas: usize,
+    /// The kind the ReplicaSet controller manages, named in the controller references of
+    /// its pods (apps/v1 ReplicaSet unless given).
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub owner_kind: OwnerKind,
     /// Each gate defaults on its own: a host names the gates it sets.

@@ -6,34 +6,68 @@
 pub enum Error {
     /// The input is not of the expected shape: wrong JSON type, bad timestamp, bad syntax.
     #[error("{path}: {message}")]
-    Malformed { path: String, message: String },
+    Malformed {
+        /// Where, as a JSON path.
+        path: String,
+        /// What was wrong.
+        message: String,
+    },
     /// The text is not valid JSON (the message gives line and column).
     #[error("{path}: {message}")]
-    Syntax { path: String, message: String },
+    Syntax {
+        /// Where, as a JSON path (`.` for the document itself).
+        path: String,
+        /// The parser's message, with line and column.
+        message: String,
+    },
     /// A count that must not be negative is.
     #[error("{path}: must not be negative (got {value})")]
-    Negative { path: String, value: i64 },
+    Negative {
+        /// Where, as a JSON path.
+        path: String,
+        /// The negative value given.
+        value: i64,
+    },
     /// A field the decision needs is absent or empty.
     #[error("{path}: is required")]
-    Missing { path: String },
+    Missing {
+        /// Where, as a JSON path.
+        path: String,
+    },
     /// The same pod (namespace/name) is given twice.
     #[error("{path}: pod {} is given twice (first at {first})", capped(key))]
     DuplicatePod {
+        /// Where the second one is, as a JSON path.
         path: String,
+        /// The pod's `namespace/name`.
         key: String,
+        /// Where the first one is, as a JSON path.
         first: String,
     },
     /// The configuration is not a combination upstream allows.
     #[error("{path}: {message}")]
-    Config { path: String, message: String },
+    Config {
+        /// Where, as a JSON path.
+        path: String,
+        /// What upstream does not allow.
+        message: String,
+    },
     /// A host's outcome does not fit the plan it reports on.
     #[error("{path}: {message}")]
-    Outcome { path: String, message: String },
+    Outcome {
+        /// Where, as a JSON path.
+        path: String,
+        /// How the outcome and the plan disagree.
+        message: String,
+    },
     /// The [`crate::Store`] holds no such object.
     #[error("{path}: {what} {} is not in the store", capped(key))]
     NotFound {
+        /// Where the key was given, as a JSON path.
         path: String,
+        /// What kind of object was looked for, as `owner`.
         what: &'static str,
+        /// The object's key.
         key: String,
     },
 }
@@ -68,6 +102,7 @@ impl Error {
     }
 }
 
+/// A result whose error is the engine's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {

@@ -58,13 +58,20 @@ fn yes() -> bool {
 /// it holds, without copying a pod.
 #[derive(Clone, Debug)]
 pub struct SyncView<'a> {
+    /// The controller clock, as [`SyncInput::now`].
     pub now: Time,
+    /// The owner being synced, as [`SyncInput::owner`].
     pub owner: &'a ReplicaSet,
+    /// The other owners in the cache, as [`SyncInput::other_owners`].
     pub other_owners: Vec<&'a ReplicaSet>,
+    /// The pods in the cache, as [`SyncInput::pods`].
     pub pods: Vec<&'a Pod>,
     /// Per pod of `pods`, its digest.
     pub(crate) digests: &'a [PodDigest],
+    /// The owner's expectations before this sync, as [`SyncInput::expectations`].
     pub expectations: &'a Expectations,
+    /// S-2: false when the cache has not yet seen the owner's latest writes, as
+    /// [`SyncInput::cache_is_fresh`].
     pub cache_is_fresh: bool,
 }
 
@@ -232,7 +239,7 @@ impl SyncInput {
 }
 
 /// an owner needs a namespace, name and UID; counts must not be negative.
-pub fn validate_owner(rs: &ReplicaSet, path: &str) -> Result<()> {
+pub(crate) fn validate_owner(rs: &ReplicaSet, path: &str) -> Result<()> {
     for (field, value) in [
         ("name", &rs.metadata.name),
         ("namespace", &rs.metadata.namespace),
@@ -264,7 +271,7 @@ fn validate_owner_counts(rs: &ReplicaSet, path: &str) -> Result<()> {
 }
 
 /// A pod needs a name (E-08).
-pub fn validate_pod(pod: &Pod, path: &str) -> Result<()> {
+pub(crate) fn validate_pod(pod: &Pod, path: &str) -> Result<()> {
     if pod.metadata.name.is_empty() {
         return Err(Error::Missing {
             path: format!("{path}.metadata.name"),

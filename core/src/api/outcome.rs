@@ -24,6 +24,7 @@ pub struct ApiError {
 }
 
 impl ApiError {
+    /// An error with `reason` and `message`, no code and no causes.
     pub fn new(reason: &str, message: impl Into<String>) -> Self {
         ApiError {
             reason: reason.into(),
@@ -57,6 +58,7 @@ impl ApiError {
 pub enum CallResult {
     /// The call succeeded; for a create, `name` is the created pod's name.
     Ok {
+        /// For a create, the created pod's name.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "ts", ts(optional))]
         name: Option<String>,
@@ -120,20 +122,24 @@ impl From<ResultWire> for CallResult {
 }
 
 impl CallResult {
+    /// A success that created nothing named.
     pub fn ok() -> Self {
         CallResult::Ok { name: None }
     }
 
+    /// A create that succeeded with the pod named `name`.
     pub fn created(name: impl Into<String>) -> Self {
         CallResult::Ok {
             name: Some(name.into()),
         }
     }
 
+    /// An API error with `reason` and `message`.
     pub fn error(reason: &str, message: impl Into<String>) -> Self {
         CallResult::Error(ApiError::new(reason, message))
     }
 
+    /// The API error, when the call failed.
     pub fn as_error(&self) -> Option<&ApiError> {
         match self {
             CallResult::Error(e) => Some(e),
@@ -147,8 +153,10 @@ impl CallResult {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub enum LiveOwner {
+    /// The API server returned the owner.
     #[serde(deserialize_with = "crate::objects::object")]
     Found(#[cfg_attr(feature = "ts", ts(as = "crate::ts::KubeObject"))] Box<ReplicaSet>),
+    /// The read failed with this error.
     Failed(ApiError),
 }
 
@@ -172,6 +180,7 @@ pub struct ClaimOutcome {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SyncOutcome {
+    /// The results of the claim patches.
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub claims: ClaimOutcome,

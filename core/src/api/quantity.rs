@@ -130,8 +130,11 @@ pub(crate) fn interpret_suffix(suffix: &str) -> Option<(u32, i32, &'static str)>
 /// How a quantity is written (upstream `resource.Format`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
+    /// A decimal SI suffix: `m`, `k`, `M`, `G`, …
     DecimalSi,
+    /// A binary SI suffix: `Ki`, `Mi`, `Gi`, …
     BinarySi,
+    /// A decimal exponent: `e3`, `E6`, …
     DecimalExponent,
 }
 
@@ -250,6 +253,7 @@ impl Quantity {
         base * go_pow10(self.exponent)
     }
 
+    /// Whether the value is 0.
     pub fn is_zero(&self) -> bool {
         self.mantissa == 0
     }

@@ -28,8 +28,10 @@ pub struct Duration(i64);
 /// Why a timestamp string was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum TimeError {
+    /// The text is not an RFC 3339 timestamp.
     #[error("invalid RFC 3339 timestamp {}", crate::error::quoted(.0))]
     Syntax(String),
+    /// The timestamp is outside the years [`Time`] holds.
     #[error(
         "timestamp {} is outside the representable range (years 1678 to 2261)",
         crate::error::quoted(.0)
@@ -38,14 +40,17 @@ pub enum TimeError {
 }
 
 impl Time {
+    /// The instant `nanos` nanoseconds after the Unix epoch.
     pub const fn from_unix_nanos(nanos: i64) -> Self {
         Time(nanos)
     }
 
+    /// The instant `seconds` seconds after the Unix epoch (saturating).
     pub const fn from_unix_seconds(seconds: i64) -> Self {
         Time(seconds.saturating_mul(1_000_000_000))
     }
 
+    /// Nanoseconds since the Unix epoch.
     pub const fn unix_nanos(self) -> i64 {
         self.0
     }
@@ -68,6 +73,7 @@ impl Time {
         Duration(self.0.saturating_sub(earlier.0))
     }
 
+    /// `self + d`, saturating like Go's `time.Time.Add`.
     pub fn plus(self, d: Duration) -> Time {
         Time(self.0.saturating_add(d.0))
     }
@@ -95,24 +101,30 @@ impl fmt::Display for Time {
 }
 
 impl Duration {
+    /// No time.
     pub const ZERO: Duration = Duration(0);
 
+    /// A span of `n` nanoseconds.
     pub const fn from_nanos(n: i64) -> Self {
         Duration(n)
     }
 
+    /// A span of `s` seconds (saturating).
     pub const fn from_seconds(s: i64) -> Self {
         Duration(s.saturating_mul(1_000_000_000))
     }
 
+    /// The span in nanoseconds.
     pub const fn as_nanos(self) -> i64 {
         self.0
     }
 
+    /// The span in seconds, as a float.
     pub fn as_seconds_f64(self) -> f64 {
         self.0 as f64 / 1e9
     }
 
+    /// `self - other`, saturating.
     pub fn minus(self, other: Duration) -> Duration {
         Duration(self.0.saturating_sub(other.0))
     }

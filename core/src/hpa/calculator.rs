@@ -12,15 +12,17 @@ use super::pods::{self, Groups, PodFacts, PodNames, Sample, Samples, Startup};
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Tolerances {
+    /// The tolerance above 1: a ratio up to `1 + scale_up` scales nothing up.
     #[serde(rename = "ScaleUp")]
     pub scale_up: f64,
+    /// The tolerance below 1: a ratio down to `1 - scale_down` scales nothing down.
     #[serde(rename = "ScaleDown")]
     pub scale_down: f64,
 }
 
 impl Tolerances {
     /// H-144: `(1 - down) <= ratio <= (1 + up)` in float64 (NaN is never within).
-    pub fn is_within(&self, ratio: f64) -> bool {
+    pub(crate) fn is_within(&self, ratio: f64) -> bool {
         (1.0 - self.scale_down) <= ratio && ratio <= (1.0 + self.scale_up)
     }
 }
@@ -29,27 +31,33 @@ impl Tolerances {
 /// integer utilization and the raw average; for the others the usage.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Proposal {
+    /// The replica count proposed.
     pub replicas: i32,
+    /// For a utilization target: the pods' average utilization, in percent of their
+    /// requests.
     pub utilization: i32,
+    /// The usage the count came from, in milli-units: the raw average for a utilization
+    /// target.
     pub usage: i64,
+    /// The time of the metric's samples, as the metrics API gave it.
     pub timestamp: Option<Time>,
     /// The usage ratio the count started from (explain's trace; no rule reads it).
-    pub ratio: f64,
+    pub(crate) ratio: f64,
     /// The second pass of H-85..H-87, when there was one (explain's trace).
-    pub rebalance: Option<Rebalance>,
+    pub(crate) rebalance: Option<Rebalance>,
 }
 
 /// The second pass of the count (H-85..H-87, H-91), as it ran: what the pods without a
 /// sample and the unready pods were assumed to use, and the ratio that gave.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Rebalance {
+pub(crate) struct Rebalance {
     /// `Some(true)`: the missing pods were filled with their full value (100 % of the
     /// request, or the target if above; a plain metric's target); `Some(false)`: with 0;
     /// `None`: left out (the first ratio was exactly 1).
-    pub missing_full: Option<bool>,
+    pub(crate) missing_full: Option<bool>,
     /// The unready pods were counted at 0 (a scale-up with unready pods).
-    pub unready_zero: bool,
-    pub new_ratio: f64,
+    pub(crate) unready_zero: bool,
+    pub(crate) new_ratio: f64,
 }
 
 /// A calculator call that failed: upstream's error text, and what upstream returns
@@ -57,7 +65,9 @@ pub struct Rebalance {
 /// first pass's utilization when the rebalance failed, H-86).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Failed {
+    /// The error text, as upstream's.
     pub message: String,
+    /// What upstream returns beside the error.
     pub partial: Proposal,
 }
 
@@ -82,16 +92,26 @@ pub struct Context<'a> {
     pub facts: &'a [PodFacts],
     /// The requests read while listing, by position ([`pods::Requested`]).
     pub requested: &'a [pods::Requested],
+    /// The CPU start-up periods (H-77).
     pub startup: StartupPeriods,
+    /// The controller clock.
     pub now: Time,
+    /// The tolerances that mean "no change" (H-67).
     pub tolerances: Tolerances,
+    /// The `PodLevelResources` gate (H-81).
     pub pod_level_resources: bool,
 }
 
 /// H-01: the CPU initialization period and the initial readiness delay.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StartupPeriods {
+    /// `--horizontal-pod-autoscaler-cpu-initialization-period`: this soon after a pod's
+    /// start, its CPU sample counts only if the pod is ready and the sample's window began
+    /// after the readiness change (H-77).
     pub cpu_initialization: Duration,
+    /// `--horizontal-pod-autoscaler-initial-readiness-delay`: later, a pod not ready counts
+    /// as unready only when its readiness last changed within this delay of its start
+    /// (H-77).
     pub readiness_delay: Duration,
 }
 
@@ -424,8 +444,11 @@ fn usage_ratio_count(ctx: &Context<'_>, current: i32, ratio: f64) -> Result<i32,
 /// Where an object metric was read, for its error text (H-93).
 #[derive(Clone, Copy, Debug)]
 pub struct ObjectRef<'a> {
+    /// The object's kind.
     pub kind: &'a str,
+    /// The object's name.
     pub name: &'a str,
+    /// The HPA's namespace.
     pub namespace: &'a str,
 }
 

@@ -23,7 +23,9 @@ use super::model::{HpaPod, MetricResponse, PodMetric};
 
 /// The API a query asks (and an error answer names).
 pub const RESOURCE_API: &str = "metrics.k8s.io";
+/// The API of the Pods and Object metrics.
 pub const CUSTOM_API: &str = "custom.metrics.k8s.io";
+/// The API of the External metrics.
 pub const EXTERNAL_API: &str = "external.metrics.k8s.io";
 
 /// The API group a query goes to.
@@ -347,7 +349,7 @@ fn group_of(api_version: &str) -> &str {
 
 /// Go's `time.ParseDuration` for the forms the metrics API writes (`15.009s`, `1m0s`,
 /// `500ms`); `None` for anything else.
-pub fn go_duration(text: &str) -> Option<Duration> {
+pub(crate) fn go_duration(text: &str) -> Option<Duration> {
     let (negative, mut rest) = match text.strip_prefix('-') {
         Some(r) => (true, r),
         None => (false, text.strip_prefix('+').unwrap_or(text)),

@@ -9,9 +9,12 @@ use crate::controller::event_correlation::{NORMAL, WARNING};
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HpaEvent {
+    /// `Normal` or `Warning`.
     #[serde(rename = "type")]
     pub type_: String,
+    /// The reason, as `SuccessfulRescale` (H-132).
     pub reason: String,
+    /// The message.
     pub message: String,
 }
 

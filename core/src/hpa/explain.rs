@@ -62,12 +62,14 @@ pub struct HpaExplainInput {
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional, type = "Array<unknown>"))]
     pub metrics: Vec<Value>,
+    /// The controller's configuration; each setting not given takes its default.
     #[serde(default)]
     #[cfg_attr(
         feature = "ts",
         ts(as = "Option<crate::ts::Partial<HpaConfig>>", optional)
     )]
     pub config: HpaConfig,
+    /// The autoscaler's feature gates; each gate not given takes its default.
     #[serde(default)]
     #[cfg_attr(
         feature = "ts",
@@ -86,8 +88,11 @@ pub struct HpaExplainInput {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HpaExplanation {
+    /// The instant the sync is explained at.
     pub now: Time,
+    /// The HPA's namespace.
     pub namespace: String,
+    /// The HPA's name.
     pub name: String,
     /// `Kind/name` of the scale target.
     pub target: String,
@@ -96,7 +101,9 @@ pub struct HpaExplanation {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub scale: Option<HpaScaleSummary>,
+    /// The effective `spec.minReplicas` (1 when absent).
     pub min_replicas: i32,
+    /// `spec.maxReplicas`.
     pub max_replicas: i32,
     /// `behavior` or `legacy` (no `spec.behavior`).
     pub path: String,
@@ -106,6 +113,7 @@ pub struct HpaExplanation {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub branch: Option<String>,
+    /// Each metric of `spec.metrics`, in order.
     pub metrics: Vec<HpaMetricExplanation>,
     /// The max over the metrics (H-64): the count and the metric that gave it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -127,6 +135,7 @@ pub struct HpaExplanation {
     pub rescale_to: Option<i32>,
     /// The conditions after the sync.
     pub conditions: Vec<HpaConditionExplanation>,
+    /// The events the sync records.
     pub events: Vec<HpaEvent>,
     /// The error the sync returns (upstream logs it).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -134,7 +143,9 @@ pub struct HpaExplanation {
     pub error: Option<String>,
     /// The sync's writes, in words.
     pub next_sync: Vec<String>,
+    /// When the controller syncs this HPA again, in seconds (the sync period, H-134).
     pub requeue_after_seconds: i64,
+    /// The memory the sync used, and what it leaves.
     pub memory: HpaMemoryExplanation,
     /// Facts about the snapshot itself (a metric without an answer, …).
     pub notes: Vec<String>,
@@ -142,22 +153,31 @@ pub struct HpaExplanation {
     pub text: String,
 }
 
+/// The target's Scale as the sync read it.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HpaScaleSummary {
+    /// `spec.replicas`: the current count.
     pub spec_replicas: i32,
+    /// `status.replicas`.
     pub status_replicas: i32,
+    /// `status.selector`: the target's pods.
     pub selector: String,
 }
 
+/// The tolerances of both directions and the band of ratios they leave unchanged.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HpaToleranceBand {
+    /// The scale-down tolerance.
     pub scale_down: f64,
+    /// The scale-up tolerance.
     pub scale_up: f64,
+    /// `1 - scaleDown`: the lowest ratio within tolerance.
     pub low: f64,
+    /// `1 + scaleUp`: the highest ratio within tolerance.
     pub high: f64,
 }
 
@@ -166,7 +186,9 @@ pub struct HpaToleranceBand {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HpaMetricExplanation {
+    /// The metric's position in `spec.metrics`.
     pub index: usize,
+    /// The metric's `type`, as `Resource`.
     #[serde(rename = "type")]
     pub type_: String,
     /// The engine's name for it (the one events and conditions use), or the spec's.
@@ -181,6 +203,7 @@ pub struct HpaMetricExplanation {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub ratio: Option<f64>,
+    /// Whether the ratio is within tolerance (H-144).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub within_tolerance: Option<bool>,
@@ -208,11 +231,15 @@ pub struct HpaMetricExplanation {
     pub why: String,
 }
 
+/// Why a metric proposes nothing.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HpaMetricError {
+    /// The ScalingActive condition's reason (and the event's), as
+    /// `FailedGetResourceMetric`.
     pub reason: String,
+    /// The error text.
     pub message: String,
 }
 
@@ -221,6 +248,7 @@ pub struct HpaMetricError {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HpaPodExplanation {
+    /// The pod's name.
     pub name: String,
     /// `ready`, `unready`, `missing` or `ignored`.
     pub class: String,
@@ -234,6 +262,7 @@ pub struct HpaPodExplanation {
     pub value: Option<i64>,
 }
 
+/// The second pass of a pod metric's count (H-85..H-87).
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -243,23 +272,30 @@ pub struct HpaRebalanceExplanation {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub missing_assumed: Option<String>,
+    /// The unready pods were assumed to use nothing (a scale-up with unready pods).
     pub unready_assumed_zero: bool,
+    /// The usage ratio the assumptions give.
     pub new_ratio: f64,
+    /// Whether that ratio is within tolerance (no change).
     pub within_tolerance: bool,
     /// The assumption turned the direction around (H-86): no change.
     pub direction_flipped: bool,
 }
 
+/// The metric that gave the highest count (H-64).
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HpaChosen {
+    /// The highest count over the metrics.
     pub replicas: i32,
+    /// The name of the metric that gave it.
     pub metric: String,
     /// The count normalization starts from (H-47: negatives as 0).
     pub proposal: i32,
 }
 
+/// The stabilization step: the windows, the recommendations in them and what they gave.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -270,11 +306,14 @@ pub struct HpaStabilizationExplanation {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub up_window_seconds: Option<f64>,
-    /// The recommendations inside the windows, as the sync read them (before it added
-    /// its own).
+    /// The recommendations inside the scale-up window, as the sync read them (before it
+    /// added its own).
     pub in_up_window: Vec<Recommendation>,
+    /// The recommendations inside the scale-down (or legacy) window.
     pub in_down_window: Vec<Recommendation>,
+    /// The count stabilization started from.
     pub proposal: i32,
+    /// The count it gave.
     pub stabilized: i32,
     /// The recommendation that set the stabilized count, when it is not the proposal.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -284,19 +323,24 @@ pub struct HpaStabilizationExplanation {
     pub reason: String,
 }
 
+/// The limits step: the rate limits and the min/max bounds, and what they gave.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HpaLimitExplanation {
     /// `up`, `down` or `none`.
     pub direction: String,
-    /// The ScalingLimited reason and whether it is True.
+    /// The ScalingLimited reason.
     pub reason: String,
+    /// Whether ScalingLimited is True.
     pub limited: bool,
+    /// The ScalingLimited message.
     pub message: String,
+    /// The count after the limits: the desired replicas.
     pub result: i32,
-    /// Behavior path: the direction's policies with their bounds, and `selectPolicy`.
+    /// Behavior path: the direction's policies with their bounds.
     pub policies: Vec<HpaPolicyExplanation>,
+    /// Behavior path: the direction's `selectPolicy`.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub select_policy: Option<String>,
@@ -306,30 +350,41 @@ pub struct HpaLimitExplanation {
     pub limiting_policy: Option<usize>,
 }
 
+/// One policy of the direction scaled in, with the bound it allows.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HpaPolicyExplanation {
+    /// The policy's `type`: `Pods` or `Percent`.
     #[serde(rename = "type")]
     pub type_: String,
+    /// The policy's `value`.
     pub value: i32,
+    /// The policy's `periodSeconds`.
     pub period_seconds: i32,
     /// The replicas at the period's start: current, less the scale-ups and plus the
     /// scale-downs remembered inside it (H-115..H-117).
     pub period_start: i32,
+    /// The most (scaling up) or the fewest (scaling down) replicas the policy allows from
+    /// `periodStart`; `None` for an unknown type, which is skipped.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub bound: Option<i32>,
 }
 
+/// One condition of the status after the sync.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HpaConditionExplanation {
+    /// `type`, as `AbleToScale`.
     #[serde(rename = "type")]
     pub type_: String,
+    /// `status`: `True` or `False`.
     pub status: String,
+    /// `reason`.
     pub reason: String,
+    /// `message`.
     pub message: String,
     /// Set or changed by this sync.
     pub changed: bool,
@@ -352,20 +407,27 @@ pub struct HpaMemoryExplanation {
     pub after: HpaMemory,
 }
 
+/// The counts the sync decides under the memories explain tried.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HpaReplicaRange {
+    /// The fewest replicas any tried memory gives.
     pub low: i32,
+    /// The most replicas any tried memory gives.
     pub high: i32,
+    /// Each memory tried and its count.
     pub tried: Vec<HpaMemoryScenario>,
 }
 
+/// One memory explain tried, and the count the sync decides with it.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HpaMemoryScenario {
+    /// The memory, in words.
     pub memory: String,
+    /// The desired replicas with it.
     pub desired_replicas: i32,
 }
 

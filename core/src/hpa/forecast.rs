@@ -165,6 +165,7 @@ pub struct RolloutPlan {
     #[serde(default = "quarter")]
     #[cfg_attr(feature = "ts", ts(as = "Option<IntOrString>", optional))]
     pub max_surge: IntOrString,
+    /// The RollingUpdate strategy's `maxUnavailable` (25 % unless given).
     #[serde(default = "quarter")]
     #[cfg_attr(feature = "ts", ts(as = "Option<IntOrString>", optional))]
     pub max_unavailable: IntOrString,
@@ -189,7 +190,9 @@ fn quarter() -> IntOrString {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Partway {
+    /// The old ReplicaSet's pods at the start.
     pub old: i32,
+    /// The new ReplicaSet's pods at the start.
     pub new: i32,
 }
 
@@ -212,18 +215,22 @@ pub struct HpaForecastInput {
         ts(as = "Option<crate::ts::Partial<HpaConfig>>", optional)
     )]
     pub config: HpaConfig,
+    /// The autoscaler's feature gates; each gate not given takes its default.
     #[serde(default)]
     #[cfg_attr(
         feature = "ts",
         ts(as = "Option<crate::ts::Partial<HpaGates>>", optional)
     )]
     pub feature_gates: HpaGates,
+    /// The load over time, in pods at target (each metric's unless `metrics` gives it its
+    /// own).
     pub load: LoadCurve,
     /// What drives each metric, index for index with `hpa.spec.metrics` (a metric
     /// without an entry reads `load`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[cfg_attr(feature = "ts", ts(as = "Option<Vec<MetricLoad>>", optional))]
     pub metrics: Vec<MetricLoad>,
+    /// How the pods start and what they request; each field not given takes its default.
     #[serde(default)]
     #[cfg_attr(
         feature = "ts",
@@ -240,6 +247,7 @@ pub struct HpaForecastInput {
     #[serde(default = "one_hour")]
     #[cfg_attr(feature = "ts", ts(as = "Option<i64>", optional))]
     pub duration_seconds: i64,
+    /// The seed of the samples' noise: the same input and seed give the same forecast.
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(as = "Option<u64>", optional))]
     pub seed: u64,
@@ -285,9 +293,11 @@ pub struct HpaForecastMetric {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub utilization: Option<i32>,
+    /// The average value the status reports, as a quantity.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub average_value: Option<String>,
+    /// The value the status reports, as a quantity.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub value: Option<String>,
@@ -312,24 +322,27 @@ pub struct HpaForecastStep {
     pub average_value: Option<String>,
     /// Every metric, in `spec.metrics` order.
     pub metrics: Vec<HpaForecastMetric>,
-    /// `status.currentReplicas` and `status.desiredReplicas` after the sync.
+    /// `status.currentReplicas` after the sync.
     pub current_replicas: i32,
+    /// `status.desiredReplicas` after the sync.
     pub desired_replicas: i32,
     /// The Deployment's `spec.replicas` after the sync.
     pub replicas: i32,
-    /// `spec.replicas` of the new ReplicaSet (the current template's) and of the old
-    /// ones, before the sync.
+    /// `spec.replicas` of the new ReplicaSet (the current template's), before the sync.
     pub new_replicas: i32,
+    /// `spec.replicas` of the old ReplicaSets, summed, before the sync.
     pub old_replicas: i32,
-    /// Pods that exist at the sync, and the Ready ones.
+    /// The pods that exist at the sync.
     pub pods: i32,
+    /// The pods that are Ready at the sync.
     pub ready_pods: i32,
     /// The count the sync wrote, if it rescaled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub rescaled_to: Option<i32>,
-    /// The reasons of the AbleToScale and ScalingLimited conditions.
+    /// The reason of the AbleToScale condition.
     pub able_to_scale: String,
+    /// The reason of the ScalingLimited condition.
     pub scaling_limited: String,
     /// What held the count back: ScalingLimited's reason when True, else AbleToScale's
     /// when it is a stabilization (`ScaleUpStabilized`, `ScaleDownStabilized`).
@@ -338,6 +351,7 @@ pub struct HpaForecastStep {
     pub limited_by: Option<String>,
     /// Ready pods × (1 + tolerance) < the highest load of any metric.
     pub under_capacity: bool,
+    /// The events the sync recorded.
     pub events: Vec<HpaEvent>,
     /// The sync's error (a host would log it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -350,6 +364,7 @@ pub struct HpaForecastStep {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Shortfall {
+    /// Seconds from the forecast's start to the shortfall's first sync.
     pub start_seconds: i64,
     /// The load at its start.
     pub load: f64,
@@ -364,15 +379,21 @@ pub struct Shortfall {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HpaForecastTotals {
+    /// Syncs played.
     pub syncs: usize,
+    /// Syncs that rescaled the Deployment.
     pub rescales: usize,
+    /// Rescales up.
     pub scale_ups: usize,
+    /// Rescales down.
     pub scale_downs: usize,
     /// Rescales in the other direction than the one before.
     pub direction_changes: usize,
+    /// Seconds spent under capacity (each sync under capacity counts a sync period).
     pub seconds_under_capacity: i64,
     /// Σ max(0, pods − the highest load) × sync period.
     pub over_provisioned_pod_seconds: f64,
+    /// The most pods at any sync.
     pub peak_pods: i32,
     /// The longest time to capacity among the shortfalls that ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -390,8 +411,11 @@ pub struct HpaForecastTotals {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HpaForecast {
+    /// Every sync, in order.
     pub steps: Vec<HpaForecastStep>,
+    /// The times under capacity, in order.
     pub shortfalls: Vec<Shortfall>,
+    /// The totals over the forecast.
     pub totals: HpaForecastTotals,
     /// The memory after the last sync (what the controller would remember).
     pub memory: HpaMemory,
@@ -1408,17 +1432,29 @@ fn current_value(m: &MetricStatus) -> Option<&super::model::MetricValueStatus> {
 /// A step's figures beside the sync's status (the fields of [`HpaForecastStep`] the
 /// status does not give).
 pub struct Row {
+    /// As [`HpaForecastStep::seconds`].
     pub seconds: i64,
+    /// As [`HpaForecastStep::load`].
     pub load: f64,
+    /// As [`HpaForecastStep::metrics`].
     pub metrics: Vec<HpaForecastMetric>,
+    /// As [`HpaForecastStep::replicas`].
     pub replicas: i32,
+    /// As [`HpaForecastStep::new_replicas`].
     pub new_replicas: i32,
+    /// As [`HpaForecastStep::old_replicas`].
     pub old_replicas: i32,
+    /// As [`HpaForecastStep::pods`].
     pub pods: i32,
+    /// As [`HpaForecastStep::ready_pods`].
     pub ready_pods: i32,
+    /// As [`HpaForecastStep::under_capacity`].
     pub under_capacity: bool,
+    /// As [`HpaForecastStep::rescaled_to`].
     pub rescaled_to: Option<i32>,
+    /// As [`HpaForecastStep::events`].
     pub events: Vec<HpaEvent>,
+    /// As [`HpaForecastStep::error`].
     pub error: Option<String>,
 }
 

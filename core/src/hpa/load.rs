@@ -4,7 +4,7 @@
 //! - **A load curve** ([`LoadCurve`]): the demand over time as a step, a spike, a ramp, a
 //!   daily cycle, flapping, or the user's points. Its unit is the host's: the forecast
 //!   counts *pods at target*, the dev-server millicores of CPU.
-//! - **What a pod reports** ([`pod_usage`]): the Ready pods share the demand evenly, each
+//! - **What a pod reports** ([`pods_usage`]): the Ready pods share the demand evenly, each
 //!   sample spread by a seeded `± noise` fraction; a Running pod not yet Ready reports
 //!   what its start-up uses; a Pending pod reports nothing (metrics-server has no sample).
 //!
@@ -24,6 +24,7 @@ use super::model::{Container, HpaPod};
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LoadPoint {
+    /// When, in seconds since the curve's start.
     pub at_seconds: f64,
     /// The load, in the curve's unit.
     pub load: f64,
@@ -39,39 +40,63 @@ pub struct LoadPoint {
 )]
 pub enum LoadCurve {
     /// `from` until `atSeconds`, `to` from then on.
-    Step { from: f64, to: f64, at_seconds: f64 },
+    Step {
+        /// The load before the step.
+        from: f64,
+        /// The load from the step on.
+        to: f64,
+        /// When the step is, in seconds.
+        at_seconds: f64,
+    },
     /// `base`, and `peak` for `durationSeconds` from `atSeconds`.
     Spike {
+        /// The load outside the spike.
         base: f64,
+        /// The load during the spike.
         peak: f64,
+        /// When the spike starts, in seconds.
         at_seconds: f64,
+        /// How long it lasts, in seconds.
         duration_seconds: f64,
     },
     /// `from` until `startSeconds`, linear to `to` at `endSeconds`, `to` from then on.
     Ramp {
+        /// The load before the ramp.
         from: f64,
+        /// The load after it.
         to: f64,
+        /// When the ramp starts, in seconds.
         start_seconds: f64,
+        /// When it ends, in seconds.
         end_seconds: f64,
     },
     /// A cosine between `min` (at the start) and `max` (half a period later); the period
     /// is a day unless given.
     DailyCycle {
+        /// The load at the start of each period.
         min: f64,
+        /// The load half a period later.
         max: f64,
+        /// The period, in seconds (86,400 unless given).
         #[serde(default = "one_day")]
         #[cfg_attr(feature = "ts", ts(as = "Option<f64>", optional))]
         period_seconds: f64,
     },
     /// `low` for the first half of every period, `high` for the second.
     Flapping {
+        /// The load of the first half of a period.
         low: f64,
+        /// The load of the second half.
         high: f64,
+        /// The period, in seconds.
         period_seconds: f64,
     },
     /// The user's points, in time order, joined linearly (two points at one time make a
     /// step); the first load before the first point, the last after the last.
-    Points { points: Vec<LoadPoint> },
+    Points {
+        /// The points.
+        points: Vec<LoadPoint>,
+    },
 }
 
 fn one_day() -> f64 {
@@ -281,7 +306,7 @@ fn points_at(points: &[LoadPoint], t: f64) -> f64 {
 
 /// Where a pod is in its start-up, for what it reports.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum UsageStage {
+pub(crate) enum UsageStage {
     /// Not running: no sample.
     Pending,
     /// Running, not Ready yet: reports `uses` (milli-units), whatever the demand.
@@ -292,7 +317,7 @@ pub enum UsageStage {
 
 /// Each Ready pod's share of `demand` (milli-units) when `ready` pods are Ready (0 without
 /// any).
-pub fn ready_share(demand: f64, ready: usize) -> f64 {
+pub(crate) fn ready_share(demand: f64, ready: usize) -> f64 {
     if ready > 0 {
         demand / ready as f64
     } else {
@@ -302,7 +327,7 @@ pub fn ready_share(demand: f64, ready: usize) -> f64 {
 
 /// What one pod reports (milli-units, rounded), `None` for a pod without a sample. A
 /// Ready pod's sample is its `share` spread by one seeded draw in `± noise`.
-pub fn pod_usage(stage: UsageStage, share: f64, noise: f64, rng: &mut Rng) -> Option<i64> {
+pub(crate) fn pod_usage(stage: UsageStage, share: f64, noise: f64, rng: &mut Rng) -> Option<i64> {
     match stage {
         UsageStage::Pending => None,
         UsageStage::Starting { uses } => Some(uses.round() as i64),
@@ -311,7 +336,7 @@ pub fn pod_usage(stage: UsageStage, share: f64, noise: f64, rng: &mut Rng) -> Op
 }
 
 /// `value` spread by one seeded draw in `± noise`, rounded.
-pub fn spread(value: f64, noise: f64, rng: &mut Rng) -> i64 {
+pub(crate) fn spread(value: f64, noise: f64, rng: &mut Rng) -> i64 {
     let u = uniform(rng);
     (value * (1.0 + noise * (2.0 * u - 1.0))).round() as i64
 }
@@ -374,7 +399,9 @@ fn half() -> f64 {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerUsage {
+    /// The container's name.
     pub name: String,
+    /// What it uses.
     pub usage: ResourceUsage,
 }
 
@@ -382,7 +409,9 @@ pub struct ContainerUsage {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ResourceUsage {
+    /// CPU, as `250m`.
     pub cpu: String,
+    /// Memory, as `64Mi`.
     pub memory: String,
 }
 
@@ -392,9 +421,13 @@ pub struct ResourceUsage {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PodUsage {
+    /// The pod's name.
     pub name: String,
+    /// Its CPU in millicores; `None` without a sample.
     pub cpu_millis: Option<i64>,
+    /// Its memory in bytes; `None` without a sample.
     pub memory_bytes: Option<i64>,
+    /// Each container's usage (none without a sample).
     pub containers: Vec<ContainerUsage>,
 }
 
@@ -410,6 +443,7 @@ pub struct PodsUsage {
 }
 
 impl PodsUsageInput {
+    /// Parses the input from JSON text, naming the field path of any error.
     pub fn from_json(bytes: &[u8]) -> Result<Self> {
         crate::input::from_json(bytes)
     }
@@ -417,11 +451,11 @@ impl PodsUsageInput {
 
 /// What each pod reports at `atSeconds` of the load curve. A pod is Ready when Running with a
 /// `Ready` condition True (as H-95 counts them), Starting when Running otherwise, Pending
-/// (no sample) when not Running. The Ready pods share the demand evenly ([`ready_share`],
-/// [`pod_usage`]: each sample spread by a seeded draw, in input order); a Starting pod uses
-/// its containers' CPU requests times `startupCpu`. A pod's CPU is split over its
-/// containers in proportion to their CPU requests (evenly without any; the remainder of
-/// the division to the first); each container's memory is `memory` times its request.
+/// (no sample) when not Running. The Ready pods share the demand evenly (each sample
+/// spread by a seeded draw, in input order); a Starting pod uses its containers' CPU
+/// requests times `startupCpu`. A pod's CPU is split over its containers in proportion to
+/// their CPU requests (evenly without any; the remainder of the division to the first);
+/// each container's memory is `memory` times its request.
 pub fn pods_usage(input: &PodsUsageInput) -> Result<PodsUsage> {
     input.load.check()?;
     let fraction = |field: &str, v: f64| {

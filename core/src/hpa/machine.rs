@@ -36,7 +36,9 @@ use super::status::{self, ABLE_TO_SCALE, SCALED_TO_ZERO, SCALING_ACTIVE, SCALING
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RegisteredHpa {
+    /// The other HPA's namespace.
     pub namespace: String,
+    /// The other HPA's name.
     pub name: String,
     /// The target's selector as last parsed; `""` for an HPA not reconciled yet.
     #[serde(default)]
@@ -169,7 +171,9 @@ impl HpaSyncInput {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct HpaSyncState {
+    /// The sync's input.
     pub input: HpaSyncInput,
+    /// The answers to the calls so far, in order.
     pub answers: Vec<HpaAnswer>,
 }
 
@@ -196,8 +200,10 @@ impl HpaSyncState {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GroupResource {
+    /// The API group, empty for the core group.
     #[serde(default)]
     pub group: String,
+    /// The resource's plural name, as `deployments`.
     pub resource: String,
 }
 
@@ -213,40 +219,69 @@ pub enum HpaCall {
     /// The RESTMapper's resources for a kind in a group, through discovery (H-35).
     /// Answer `mappings` (possibly several, in the mapper's order) or `error` with the
     /// mapper's message (`no matches for kind "X" in group "Y"`).
-    ResolveTarget { group: String, kind: String },
+    ResolveTarget {
+        /// The target's API group, from its `apiVersion` (empty for the core group).
+        group: String,
+        /// The target's kind, as `Deployment`.
+        kind: String,
+    },
     /// `GET <resource>/<name>/scale` (H-36, and the re-read after a failed write,
     /// H-51). Answer `scale` or `error`.
     GetScale {
+        /// The HPA's namespace, where the target is.
         namespace: String,
+        /// The target's name.
         name: String,
+        /// The target's API group.
         group: String,
+        /// The target's resource, as `resolveTarget` answered it.
         resource: String,
     },
     /// The pods of the namespace that the selector matches, from the informer cache, in
     /// every phase (H-59, H-82). Answer `pods`; the engine filters again, so a superset
     /// (every cached pod) is fine.
-    ListPods { namespace: String, selector: String },
+    ListPods {
+        /// The HPA's namespace.
+        namespace: String,
+        /// The target's `status.selector`, as text.
+        selector: String,
+    },
     /// One metric of `spec.metrics[index]` (H-99..H-102). Answer `metric`.
-    FetchMetric { index: usize, query: MetricQuery },
+    FetchMetric {
+        /// The metric's position in `spec.metrics`.
+        index: usize,
+        /// What to ask the metrics API.
+        query: MetricQuery,
+    },
     /// `PUT <resource>/<name>/scale` with `spec.replicas` set (H-51). `scale` is the
     /// Scale object to send (the one last read, with the new replicas). Answer `ok` or
     /// `error`.
     UpdateScale {
+        /// The HPA's namespace, where the target is.
         namespace: String,
+        /// The target's name.
         name: String,
+        /// The target's API group.
         group: String,
+        /// The target's resource.
         resource: String,
+        /// The new `spec.replicas`.
         replicas: i32,
+        /// The Scale to send.
         #[cfg_attr(feature = "ts", ts(type = "{ [key: string]: any }"))]
         scale: Value,
     },
     /// `PUT horizontalpodautoscalers/<name>/status` (H-127). `object` is the HPA as read
     /// with this status. Answer `ok` or `error`.
     UpdateStatus {
+        /// The HPA's namespace.
         namespace: String,
+        /// The HPA's name.
         name: String,
+        /// The new status.
         #[cfg_attr(feature = "ts", ts(type = "{ [key: string]: any }"))]
         status: Value,
+        /// The HPA to send, carrying the new status.
         #[cfg_attr(feature = "ts", ts(type = "{ [key: string]: any }"))]
         object: Value,
     },
@@ -280,24 +315,32 @@ pub enum HpaAnswer {
     Ok,
     /// The call failed: an API error (reason and message), or the mapper's error.
     Error {
+        /// The API error's reason (`NotFound`, `Conflict`, …); empty for a mapper's error.
         #[serde(default)]
         reason: String,
+        /// The error text.
         message: String,
     },
     /// The answer to `resolveTarget`.
-    Mappings { resources: Vec<GroupResource> },
+    Mappings {
+        /// The resources the kind maps to, in the mapper's order.
+        resources: Vec<GroupResource>,
+    },
     /// The answer to `getScale`: the Scale object (autoscaling/v1).
     Scale {
+        /// The Scale as read.
         #[cfg_attr(feature = "ts", ts(type = "{ [key: string]: any }"))]
         scale: Wire<Scale>,
     },
     /// The answer to `listPods`.
     Pods {
+        /// The pods listed.
         #[cfg_attr(feature = "ts", ts(type = "Array<{ [key: string]: any }>"))]
         pods: Arc<Vec<HpaPod>>,
     },
     /// The answer to `fetchMetric`.
     Metric {
+        /// What the metrics API answered.
         #[cfg_attr(feature = "ts", ts(as = "MetricResponse"))]
         response: Arc<MetricResponse>,
     },
@@ -363,6 +406,7 @@ impl<'de> Deserialize<'de> for HpaAnswer {
 }
 
 impl HpaAnswer {
+    /// The `error` answer for an API error: its reason and message.
     pub fn error(e: &ApiError) -> Self {
         HpaAnswer::Error {
             reason: e.reason.clone(),
@@ -402,8 +446,16 @@ pub struct HpaSyncDone {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "step", rename_all = "camelCase")]
 pub enum HpaStep {
-    Call { call: HpaCall },
-    Done { done: HpaSyncDone },
+    /// Make this call and report its answer.
+    Call {
+        /// The call.
+        call: HpaCall,
+    },
+    /// The sync is over.
+    Done {
+        /// What it amounted to.
+        done: HpaSyncDone,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -1562,7 +1614,7 @@ fn metric_trace(
 
 /// H-67: the tolerances of an HPA: the controller's, or per direction from the behavior
 /// when the gate allows.
-pub fn tolerances(input: &HpaSyncInput) -> Tolerances {
+pub(crate) fn tolerances(input: &HpaSyncInput) -> Tolerances {
     let mut t = Tolerances {
         scale_up: input.config.tolerance,
         scale_down: input.config.tolerance,

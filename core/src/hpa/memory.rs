@@ -12,10 +12,13 @@ use crate::time::{Duration, Time};
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HpaMemory {
+    /// The recent recommendations (H-104, H-110); `None`: none remembered yet.
     #[serde(default)]
     pub recommendations: Option<Vec<Recommendation>>,
+    /// The recent scale-ups, which the scale-up policies count (H-117, H-119).
     #[serde(default)]
     pub scale_up_events: Option<Vec<ScaleEvent>>,
+    /// The recent scale-downs, which the scale-down policies count (H-117, H-119).
     #[serde(default)]
     pub scale_down_events: Option<Vec<ScaleEvent>>,
 }
@@ -25,7 +28,9 @@ pub struct HpaMemory {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Recommendation {
+    /// The replica count recommended.
     pub recommendation: i32,
+    /// When.
     pub timestamp: Time,
 }
 
@@ -34,8 +39,12 @@ pub struct Recommendation {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ScaleEvent {
+    /// How many replicas the scale added or removed (not negative).
     pub replica_change: i32,
+    /// When.
     pub timestamp: Time,
+    /// Older than the direction's longest policy period: the next event replaces the last
+    /// such entry (H-121).
     #[serde(default)]
     pub outdated: bool,
 }

@@ -25,18 +25,26 @@ pub enum MetricQuery {
     /// `metrics.k8s.io` PodMetrics of the pods the selector names: each pod's usage of
     /// `resource` (summed over its containers, or of `container` alone).
     Resource {
+        /// The HPA's namespace.
         namespace: String,
+        /// The target's pods' selector, as text.
         selector: String,
+        /// The resource, as `cpu`.
         resource: String,
+        /// For a ContainerResource metric, the container.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "ts", ts(optional))]
         container: Option<String>,
     },
     /// `custom.metrics.k8s.io`: the metric of every pod the selector names.
     Pods {
+        /// The HPA's namespace.
         namespace: String,
+        /// The target's pods' selector, as text.
         selector: String,
+        /// The metric's name.
         metric: String,
+        /// The metric's own selector (`metric.selector`), when given.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "ts", ts(optional))]
         metric_selector: Option<LabelSelector>,
@@ -44,21 +52,28 @@ pub enum MetricQuery {
     /// `custom.metrics.k8s.io`: the metric of one object (of the namespace itself when the
     /// object is a core Namespace).
     Object {
+        /// The HPA's namespace.
         namespace: String,
+        /// The object (`describedObject`).
         #[cfg_attr(
             feature = "ts",
             ts(type = "{ kind: string, name: string, apiVersion?: string }")
         )]
         described_object: CrossVersionObjectReference,
+        /// The metric's name.
         metric: String,
+        /// The metric's own selector (`metric.selector`), when given.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "ts", ts(optional))]
         metric_selector: Option<LabelSelector>,
     },
     /// `external.metrics.k8s.io`: every value of the metric in the namespace.
     External {
+        /// The HPA's namespace.
         namespace: String,
+        /// The metric's name.
         metric: String,
+        /// The metric's own selector (`metric.selector`), when given.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "ts", ts(optional))]
         metric_selector: Option<LabelSelector>,

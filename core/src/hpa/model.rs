@@ -94,12 +94,17 @@ fn is_zero(v: &i32) -> bool {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Meta {
+    /// `metadata.name`.
     #[serde(default)]
     pub name: String,
+    /// `metadata.namespace`.
     #[serde(default)]
     pub namespace: String,
+    /// `metadata.labels`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub labels: Option<StringMap>,
+    /// `metadata.deletionTimestamp`: a pod that has one is ignored by the calculator
+    /// (H-76).
     #[serde(
         default,
         deserialize_with = "time::deserialize_opt",
@@ -113,33 +118,45 @@ pub struct Meta {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HorizontalPodAutoscaler {
+    /// `metadata`: the HPA's namespace and name.
     #[serde(default, deserialize_with = "crate::objects::object")]
     pub metadata: Meta,
+    /// `spec`: the target, the bounds, the metrics and the behavior.
     #[serde(default, deserialize_with = "crate::objects::object")]
     pub spec: HpaSpec,
+    /// `status`: what the controller last wrote; a sync starts from it.
     #[serde(default, deserialize_with = "crate::objects::object")]
     pub status: HpaStatus,
 }
 
+/// `spec.scaleTargetRef` (and a metric's `describedObject`): the object, by kind and name,
+/// in the HPA's namespace.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CrossVersionObjectReference {
+    /// `kind`, as `Deployment`.
     #[serde(default)]
     pub kind: String,
+    /// `name`.
     #[serde(default)]
     pub name: String,
+    /// `apiVersion`, as `apps/v1`: with the kind, says which resource's scale subresource
+    /// is read.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub api_version: String,
 }
 
+/// `spec` of a HorizontalPodAutoscaler.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HpaSpec {
+    /// `spec.scaleTargetRef`: the workload whose scale the autoscaler reads and writes.
     #[serde(default, deserialize_with = "crate::objects::object")]
     pub scale_target_ref: CrossVersionObjectReference,
     /// H-11, H-39: nil means 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_replicas: Option<i32>,
+    /// `spec.maxReplicas`: the upper bound the autoscaler scales to.
     #[serde(default)]
     pub max_replicas: i32,
     /// H-11: `None` (absent or null) gets the default CPU metric.
@@ -154,32 +171,40 @@ pub struct HpaSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MetricSpec {
+    /// `type`: `Object`, `Pods`, `Resource`, `ContainerResource` or `External`; names the
+    /// one source field that is set.
     #[serde(default, rename = "type")]
     pub type_: String,
+    /// `object`: a metric describing one object in the namespace, for type `Object`.
     #[serde(
         default,
         deserialize_with = "crate::objects::opt_object",
         skip_serializing_if = "Option::is_none"
     )]
     pub object: Option<ObjectMetricSource>,
+    /// `pods`: a custom metric averaged over the target's pods, for type `Pods`.
     #[serde(
         default,
         deserialize_with = "crate::objects::opt_object",
         skip_serializing_if = "Option::is_none"
     )]
     pub pods: Option<PodsMetricSource>,
+    /// `resource`: a resource (cpu, memory) of the target's pods, for type `Resource`.
     #[serde(
         default,
         deserialize_with = "crate::objects::opt_object",
         skip_serializing_if = "Option::is_none"
     )]
     pub resource: Option<ResourceMetricSource>,
+    /// `containerResource`: a resource of one container of each pod, for type
+    /// `ContainerResource`.
     #[serde(
         default,
         deserialize_with = "crate::objects::opt_object",
         skip_serializing_if = "Option::is_none"
     )]
     pub container_resource: Option<ContainerResourceMetricSource>,
+    /// `external`: a metric from outside the cluster, for type `External`.
     #[serde(
         default,
         deserialize_with = "crate::objects::opt_object",
@@ -188,11 +213,14 @@ pub struct MetricSpec {
     pub external: Option<ExternalMetricSource>,
 }
 
+/// `metric` of a Pods, Object or External source: the metric's name and label selector.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MetricIdentifier {
+    /// `name` of the metric.
     #[serde(default)]
     pub name: String,
+    /// `selector`: narrows the metric to the series with these labels.
     #[serde(
         default,
         deserialize_with = "crate::objects::opt_object",
@@ -201,64 +229,91 @@ pub struct MetricIdentifier {
     pub selector: Option<LabelSelector>,
 }
 
+/// `target` of a metric source: the value the autoscaler aims for.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MetricTarget {
+    /// `type`: `Utilization`, `Value` or `AverageValue`; only an Object metric's
+    /// computation reads it (H-68), the others look at which field is set.
     #[serde(default, rename = "type")]
     pub type_: String,
+    /// `value`: the target for the metric's total.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<Quantity>,
+    /// `averageValue`: the target for the metric's value per pod.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub average_value: Option<Quantity>,
+    /// `averageUtilization`: the target as a percentage of the pods' requests (Resource and
+    /// ContainerResource).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub average_utilization: Option<i32>,
 }
 
+/// `object` metric source: a metric of one object (as an Ingress's requests per second).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ObjectMetricSource {
+    /// `describedObject`: the object the metric is about.
     #[serde(default, deserialize_with = "crate::objects::object")]
     pub described_object: CrossVersionObjectReference,
+    /// `target`: `value`, or `averageValue` per pod.
     #[serde(default, deserialize_with = "crate::objects::object")]
     pub target: MetricTarget,
+    /// `metric`: name and selector.
     #[serde(default, deserialize_with = "crate::objects::object")]
     pub metric: MetricIdentifier,
 }
 
+/// `pods` metric source: a custom metric each pod reports, averaged.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PodsMetricSource {
+    /// `metric`: name and selector.
     #[serde(default, deserialize_with = "crate::objects::object")]
     pub metric: MetricIdentifier,
+    /// `target`: `averageValue` per pod.
     #[serde(default, deserialize_with = "crate::objects::object")]
     pub target: MetricTarget,
 }
 
+/// `resource` metric source: what the pods use of a resource, from the resource metrics
+/// API.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceMetricSource {
+    /// `name` of the resource, as `cpu` or `memory`.
     #[serde(default)]
     pub name: String,
+    /// `target`: `averageUtilization` (percent of request) or `averageValue`.
     #[serde(default, deserialize_with = "crate::objects::object")]
     pub target: MetricTarget,
 }
 
+/// `containerResource` metric source: as [`ResourceMetricSource`], for one named container
+/// of each pod.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerResourceMetricSource {
+    /// `name` of the resource, as `cpu` or `memory`.
     #[serde(default)]
     pub name: String,
+    /// `target`: `averageUtilization` (percent of request) or `averageValue`.
     #[serde(default, deserialize_with = "crate::objects::object")]
     pub target: MetricTarget,
+    /// `container`: the name of the container whose usage and request count.
     #[serde(default)]
     pub container: String,
 }
 
+/// `external` metric source: a metric of something outside the cluster (as a queue's
+/// length).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExternalMetricSource {
+    /// `metric`: name and selector.
     #[serde(default, deserialize_with = "crate::objects::object")]
     pub metric: MetricIdentifier,
+    /// `target`: `value`, or `averageValue` per pod.
     #[serde(default, deserialize_with = "crate::objects::object")]
     pub target: MetricTarget,
 }
@@ -267,12 +322,14 @@ pub struct ExternalMetricSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Behavior {
+    /// `behavior.scaleUp`: how fast the autoscaler scales up.
     #[serde(
         default,
         deserialize_with = "crate::objects::opt_object",
         skip_serializing_if = "Option::is_none"
     )]
     pub scale_up: Option<ScalingRules>,
+    /// `behavior.scaleDown`: how fast the autoscaler scales down.
     #[serde(
         default,
         deserialize_with = "crate::objects::opt_object",
@@ -281,30 +338,44 @@ pub struct Behavior {
     pub scale_down: Option<ScalingRules>,
 }
 
+/// `behavior.scaleUp` or `behavior.scaleDown`: the window, the policies and how to pick
+/// among them.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ScalingRules {
+    /// `stabilizationWindowSeconds`: how far back the recommendations reach that hold
+    /// the count in this direction (H-110); an unset scale-down window is the
+    /// controller's (H-109).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stabilization_window_seconds: Option<i32>,
+    /// `selectPolicy`: `Max`, `Min` or `Disabled` (no scaling in this direction).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub select_policy: Option<String>,
+    /// `policies`: each allows a change per period; `selectPolicy` picks among them.
     #[serde(
         default,
         deserialize_with = "crate::objects::opt_objects",
         skip_serializing_if = "Option::is_none"
     )]
     pub policies: Option<Vec<ScalingPolicy>>,
+    /// `tolerance`: this direction's tolerance, when `HPAConfigurableTolerance` is on
+    /// (H-07, H-67).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tolerance: Option<Quantity>,
 }
 
+/// One entry of `policies`: a change allowed per period.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ScalingPolicy {
+    /// `type`: `Pods` (a number of pods) or `Percent` (of the replicas at the period's
+    /// start, H-115, H-116).
     #[serde(default, rename = "type")]
     pub type_: String,
+    /// `value`: the number of pods or the percent.
     #[serde(default)]
     pub value: i32,
+    /// `periodSeconds`: the window over which past changes count against `value`.
     #[serde(default)]
     pub period_seconds: i32,
 }
@@ -313,8 +384,11 @@ pub struct ScalingPolicy {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HpaStatus {
+    /// `status.observedGeneration`: never written by the controller; dropped by its status
+    /// writes (H-123).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
+    /// `status.lastScaleTime`: when the controller last changed the target's replicas.
     #[serde(
         default,
         deserialize_with = "time::deserialize_opt",
@@ -322,12 +396,19 @@ pub struct HpaStatus {
         skip_serializing_if = "Option::is_none"
     )]
     pub last_scale_time: Option<Time>,
+    /// `status.currentReplicas`: the target's `spec.replicas`, as its scale said at the
+    /// last sync (H-55).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub current_replicas: i32,
+    /// `status.desiredReplicas`: the replicas the controller last decided on.
     #[serde(default)]
     pub desired_replicas: i32,
+    /// `status.currentMetrics`: each metric's last read value, one entry per entry of
+    /// `spec.metrics` (H-62).
     #[serde(default, deserialize_with = "crate::objects::opt_objects")]
     pub current_metrics: Option<Vec<MetricStatus>>,
+    /// `status.conditions`: `AbleToScale`, `ScalingActive`, `ScalingLimited` (and
+    /// `ScaledToZero`) (H-129).
     #[serde(
         default,
         deserialize_with = "crate::objects::opt_objects",
@@ -336,22 +417,28 @@ pub struct HpaStatus {
     pub conditions: Option<Vec<HpaCondition>>,
 }
 
+/// An entry of `status.conditions` of a HorizontalPodAutoscaler.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HpaCondition {
+    /// `type`, as `AbleToScale`.
     #[serde(default, rename = "type")]
     pub type_: String,
+    /// `status`: `True`, `False` or `Unknown`.
     #[serde(default)]
     pub status: String,
+    /// `lastTransitionTime`: when `status` last changed (H-125).
     #[serde(
         default,
         deserialize_with = "time::deserialize_opt",
         serialize_with = "time::serialize_opt"
     )]
     pub last_transition_time: Option<Time>,
+    /// `reason`: one CamelCase word, as `SucceededRescale`.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reason: String,
+    /// `message`: the text for people.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub message: String,
 }
@@ -360,32 +447,38 @@ pub struct HpaCondition {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MetricStatus {
+    /// `type`: the metric's source type; empty for a metric that failed.
     #[serde(default, rename = "type")]
     pub type_: String,
+    /// `object`: the value of an Object metric.
     #[serde(
         default,
         deserialize_with = "crate::objects::opt_object",
         skip_serializing_if = "Option::is_none"
     )]
     pub object: Option<ObjectMetricStatus>,
+    /// `pods`: the value of a Pods metric.
     #[serde(
         default,
         deserialize_with = "crate::objects::opt_object",
         skip_serializing_if = "Option::is_none"
     )]
     pub pods: Option<PodsMetricStatus>,
+    /// `resource`: the value of a Resource metric.
     #[serde(
         default,
         deserialize_with = "crate::objects::opt_object",
         skip_serializing_if = "Option::is_none"
     )]
     pub resource: Option<ResourceMetricStatus>,
+    /// `containerResource`: the value of a ContainerResource metric.
     #[serde(
         default,
         deserialize_with = "crate::objects::opt_object",
         skip_serializing_if = "Option::is_none"
     )]
     pub container_resource: Option<ContainerResourceMetricStatus>,
+    /// `external`: the value of an External metric.
     #[serde(
         default,
         deserialize_with = "crate::objects::opt_object",
@@ -394,62 +487,83 @@ pub struct MetricStatus {
     pub external: Option<ExternalMetricStatus>,
 }
 
+/// `current` of a metric status: the value read, in the form of the metric's target.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MetricValueStatus {
+    /// `value`: the metric's total.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<Quantity>,
+    /// `averageValue`: the value per pod.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub average_value: Option<Quantity>,
+    /// `averageUtilization`: the percentage of the pods' requests.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub average_utilization: Option<i32>,
 }
 
+/// The status of an Object metric.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ObjectMetricStatus {
+    /// `metric`: name and selector.
     #[serde(default, deserialize_with = "crate::objects::object")]
     pub metric: MetricIdentifier,
+    /// `current`: the value read.
     #[serde(default, deserialize_with = "crate::objects::object")]
     pub current: MetricValueStatus,
+    /// `describedObject`: the object the metric is about.
     #[serde(default, deserialize_with = "crate::objects::object")]
     pub described_object: CrossVersionObjectReference,
 }
 
+/// The status of a Pods metric.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PodsMetricStatus {
+    /// `metric`: name and selector.
     #[serde(default, deserialize_with = "crate::objects::object")]
     pub metric: MetricIdentifier,
+    /// `current`: the average read.
     #[serde(default, deserialize_with = "crate::objects::object")]
     pub current: MetricValueStatus,
 }
 
+/// The status of a Resource metric.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceMetricStatus {
+    /// `name` of the resource.
     #[serde(default)]
     pub name: String,
+    /// `current`: the utilization and average read.
     #[serde(default, deserialize_with = "crate::objects::object")]
     pub current: MetricValueStatus,
 }
 
+/// The status of a ContainerResource metric.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerResourceMetricStatus {
+    /// `name` of the resource.
     #[serde(default)]
     pub name: String,
+    /// `current`: the utilization and average read.
     #[serde(default, deserialize_with = "crate::objects::object")]
     pub current: MetricValueStatus,
+    /// `container`: the container's name.
     #[serde(default)]
     pub container: String,
 }
 
+/// The status of an External metric.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExternalMetricStatus {
+    /// `metric`: name and selector.
     #[serde(default, deserialize_with = "crate::objects::object")]
     pub metric: MetricIdentifier,
+    /// `current`: the value read.
     #[serde(default, deserialize_with = "crate::objects::object")]
     pub current: MetricValueStatus,
 }
@@ -458,24 +572,32 @@ pub struct ExternalMetricStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Scale {
+    /// `spec`: the replicas the target is asked for.
     #[serde(default, deserialize_with = "crate::objects::object")]
     pub spec: ScaleSpec,
+    /// `status`: the replicas it has and its pods' selector.
     #[serde(default, deserialize_with = "crate::objects::object")]
     pub status: ScaleStatus,
 }
 
+/// `spec` of a Scale.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ScaleSpec {
+    /// `spec.replicas`: the target's desired replicas, the count the autoscaler starts
+    /// from.
     #[serde(default)]
     pub replicas: i32,
 }
 
+/// `status` of a Scale.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ScaleStatus {
+    /// `status.replicas`: the target's actual replicas.
     #[serde(default)]
     pub replicas: i32,
+    /// `status.selector`: the target's pods' label selector, as text (`app=web`).
     #[serde(default)]
     pub selector: String,
 }
@@ -484,23 +606,30 @@ pub struct ScaleStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HpaPod {
+    /// `metadata`: name, namespace, labels and deletion timestamp.
     #[serde(default, deserialize_with = "crate::objects::object")]
     pub metadata: Meta,
+    /// `spec`: the containers and their requests.
     #[serde(default, deserialize_with = "crate::objects::object")]
     pub spec: PodSpec,
+    /// `status`: phase, conditions and start time.
     #[serde(default, deserialize_with = "crate::objects::object")]
     pub status: PodStatus,
 }
 
+/// `spec` of a pod: what the autoscaler reads of it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PodSpec {
+    /// `spec.containers`: their requests are the base of a utilization (H-80).
     #[serde(
         default,
         deserialize_with = "crate::objects::objects",
         skip_serializing_if = "Vec::is_empty"
     )]
     pub containers: Vec<Container>,
+    /// `spec.initContainers`: the sidecars' (`restartPolicy: Always`) requests count with
+    /// the containers' (H-80).
     #[serde(
         default,
         deserialize_with = "crate::objects::objects",
@@ -514,6 +643,7 @@ pub struct PodSpec {
         skip_serializing_if = "Option::is_none"
     )]
     pub resources: Option<Resources>,
+    /// `spec.overhead`: added to pod-level requests (H-81).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overhead: Option<ResourceList>,
 }
@@ -526,6 +656,7 @@ pub struct PodSpec {
 pub struct ResourceList(Vec<(ResourceName, Quantity)>);
 
 impl ResourceList {
+    /// The quantity of resource `name`.
     pub fn get(&self, name: &str) -> Option<&Quantity> {
         self.0
             .iter()
@@ -533,18 +664,22 @@ impl ResourceList {
             .map(|(_, q)| q)
     }
 
+    /// The resource names, in order.
     pub fn keys(&self) -> impl Iterator<Item = &ResourceName> {
         self.0.iter().map(|(k, _)| k)
     }
 
+    /// The entries, in name order.
     pub fn iter(&self) -> impl Iterator<Item = (&ResourceName, &Quantity)> {
         self.0.iter().map(|(k, q)| (k, q))
     }
 
+    /// The number of entries.
     pub fn len(&self) -> usize {
         self.0.len()
     }
 
+    /// Whether there is no entry.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -576,12 +711,16 @@ impl<'de> Deserialize<'de> for ResourceList {
 /// Ordered, compared and written as its text.
 #[derive(Clone, Debug)]
 pub enum ResourceName {
+    /// `cpu`.
     Cpu,
+    /// `memory`.
     Memory,
+    /// Any other resource name.
     Other(String),
 }
 
 impl ResourceName {
+    /// The name as written.
     pub fn as_str(&self) -> &str {
         match self {
             ResourceName::Cpu => "cpu",
@@ -639,24 +778,30 @@ impl<'de> Deserialize<'de> for ResourceName {
     }
 }
 
+/// `resources` of a container or a pod: what the autoscaler reads of it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Resources {
+    /// `requests`: the resources asked for, by name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requests: Option<ResourceList>,
 }
 
+/// A container or init container: its name, requests and restart policy.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Container {
+    /// `name`: a ContainerResource metric picks the container by it.
     #[serde(default)]
     pub name: String,
+    /// `resources`: the container's requests.
     #[serde(
         default,
         deserialize_with = "crate::objects::opt_object",
         skip_serializing_if = "Option::is_none"
     )]
     pub resources: Option<Resources>,
+    /// `restartPolicy`: `Always` makes an init container a sidecar.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart_policy: Option<String>,
 }
@@ -672,17 +817,22 @@ impl Container {
     }
 }
 
+/// `status` of a pod: what the autoscaler reads of it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PodStatus {
+    /// `status.phase`: a `Failed` pod is ignored, a `Pending` one unready (H-76).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub phase: String,
+    /// `status.conditions`: the `Ready` condition decides whether a CPU sample counts
+    /// (H-77).
     #[serde(
         default,
         deserialize_with = "crate::objects::objects",
         skip_serializing_if = "Vec::is_empty"
     )]
     pub conditions: Vec<PodCondition>,
+    /// `status.startTime`: when the kubelet accepted the pod (H-77).
     #[serde(
         default,
         deserialize_with = "time::deserialize_opt",
@@ -692,13 +842,17 @@ pub struct PodStatus {
     pub start_time: Option<Time>,
 }
 
+/// An entry of `status.conditions` of a pod.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PodCondition {
+    /// `type`, as `Ready`.
     #[serde(default, rename = "type")]
     pub type_: String,
+    /// `status`: `True`, `False` or `Unknown`.
     #[serde(default)]
     pub status: String,
+    /// `lastTransitionTime`: when `status` last changed.
     #[serde(
         default,
         deserialize_with = "time::deserialize_opt",
@@ -846,6 +1000,7 @@ fn overlay(
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MetricResponse {
+    /// Per pod of the target, its sample (Resource, ContainerResource and Pods metrics).
     #[serde(
         default,
         deserialize_with = "crate::objects::opt_objects",
@@ -853,9 +1008,12 @@ pub struct MetricResponse {
     )]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub pod_metrics: Option<Vec<PodMetric>>,
+    /// The object's value (Object metrics).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub object_value: Option<i64>,
+    /// The values of the series that matched (External metrics), which the calculator sums
+    /// (H-97, H-98).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub external_values: Option<Vec<i64>>,
@@ -879,9 +1037,11 @@ pub struct MetricResponse {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PodMetric {
+    /// The pod's name.
     pub pod: String,
     /// Milli-units (memory in milli-bytes).
     pub value: i64,
+    /// When the sample was taken.
     #[serde(
         default,
         deserialize_with = "time::deserialize_opt",

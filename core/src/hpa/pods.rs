@@ -54,7 +54,7 @@ fn name_hash(name: &str) -> u32 {
 
 impl PodNames {
     /// An empty index with room for `pods` names.
-    pub fn with_capacity(pods: usize) -> PodNames {
+    pub(crate) fn with_capacity(pods: usize) -> PodNames {
         let size = (pods * 2).next_power_of_two().max(2);
         PodNames {
             slots: vec![(0, 0); size],
@@ -66,7 +66,7 @@ impl PodNames {
 
     /// Indexes the next listed pod's name: its position, and whether it is new (a pod of
     /// a name seen before replaces that one, at its place).
-    pub fn insert(&mut self, name: &str) -> (usize, bool) {
+    pub(crate) fn insert(&mut self, name: &str) -> (usize, bool) {
         if self.ends.len() * 2 >= self.slots.len() {
             self.grow();
         }
@@ -130,7 +130,7 @@ impl PodNames {
     }
 
     /// The name at a position.
-    pub fn name(&self, i: usize) -> Option<&str> {
+    pub(crate) fn name(&self, i: usize) -> Option<&str> {
         let start = match i.checked_sub(1) {
             Some(before) => *self.ends.get(before)? as usize,
             None => 0,
@@ -139,7 +139,7 @@ impl PodNames {
     }
 
     /// The position of the pod named `name`.
-    pub fn find(&self, name: &str) -> Option<usize> {
+    pub(crate) fn find(&self, name: &str) -> Option<usize> {
         let mask = self.slots.len().checked_sub(1)?;
         let hash = name_hash(name);
         let mut at = hash as usize & mask;
@@ -314,6 +314,7 @@ enum ReadyStatus {
 }
 
 impl PodFacts {
+    /// What grouping reads of `pod`.
     pub fn of(pod: &HpaPod) -> PodFacts {
         let phase = pod.status.phase.as_str();
         let class = if pod.metadata.deletion_timestamp.is_some() || phase == "Failed" {
@@ -456,9 +457,9 @@ pub(crate) fn requests(
 /// metric needs it).
 #[derive(Clone, Debug, Default)]
 pub struct Requested {
-    pub resource: String,
-    pub container: String,
-    pub values: Vec<Option<i64>>,
+    pub(crate) resource: String,
+    pub(crate) container: String,
+    pub(crate) values: Vec<Option<i64>>,
 }
 
 /// H-80/H-81: one pod's request of `resource` in milli-units.

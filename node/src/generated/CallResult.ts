@@ -5,4 +5,8 @@ import type { ApiError } from "./ApiError.js";
  * The result of one API call: `{"result": "ok", "name"?}`, `{"result": "error",
  * "reason", "message", "code"?, "causes"?}` or `{"result": "skipped"}`.
  */
-export type CallResult = { "result": "ok", name?: string, } | { "result": "error" } & ApiError | { "result": "skipped" };
+export type CallResult = { "result": "ok", 
+/**
+ * For a create, the created pod's name.
+ */
+name?: string, } | { "result": "error" } & ApiError | { "result": "skipped" };

@@ -5,7 +5,17 @@ import type { OwnerKind } from "./OwnerKind.js";
 /**
  * Engine configuration. `Config::default()` is kube-controller-manager v1.36.
  */
-export type Config = { burstReplicas?: number, ownerKind?: OwnerKind, 
+export type Config = { 
+/**
+ * C-1: the most creates or deletes one sync issues ([`DEFAULT_BURST_REPLICAS`] unless
+ * given).
+ */
+burstReplicas?: number, 
+/**
+ * The kind the ReplicaSet controller manages, named in the controller references of
+ * its pods (apps/v1 ReplicaSet unless given).
+ */
+ownerKind?: OwnerKind, 
 /**
  * Each gate defaults on its own: a host names the gates it sets.
  */

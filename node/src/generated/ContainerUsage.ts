@@ -5,4 +5,12 @@ import type { ResourceUsage } from "./ResourceUsage.js";
  * One container's usage as metrics-server writes it (`containers[].usage`): quantities in
  * their canonical text (`"250m"`, `"64Mi"`).
  */
-export type ContainerUsage = { name: string, usage: ResourceUsage, };
+export type ContainerUsage = { 
+/**
+ * The container's name.
+ */
+name: string, 
+/**
+ * What it uses.
+ */
+usage: ResourceUsage, };

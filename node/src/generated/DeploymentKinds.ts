@@ -9,4 +9,13 @@ import type { OwnerKind } from "./OwnerKind.js";
  * resource whose ReplicaSets are another resource) names them here, as it names the
  * ReplicaSet controller's owner in [`Config::owner_kind`].
  */
-export type DeploymentKinds = { deployment?: OwnerKind, replicaSet?: OwnerKind, };
+export type DeploymentKinds = { 
+/**
+ * The kind of the object the Deployment controller syncs (apps/v1 Deployment unless
+ * given).
+ */
+deployment?: OwnerKind, 
+/**
+ * The kind of the ReplicaSets it creates and adopts (apps/v1 ReplicaSet unless given).
+ */
+replicaSet?: OwnerKind, };

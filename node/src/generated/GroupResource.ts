@@ -3,4 +3,12 @@
 /**
  * A resource of the API (group, plural name).
  */
-export type GroupResource = { group: string, resource: string, };
+export type GroupResource = { 
+/**
+ * The API group, empty for the core group.
+ */
+group: string, 
+/**
+ * The resource's plural name, as `deployments`.
+ */
+resource: string, };

@@ -6,4 +6,28 @@ import type { MetricResponse } from "./MetricResponse.js";
  * The host's answer to a call (read field by field, so that an error inside it
  * names its path).
  */
-export type HpaAnswer = { "answer": "ok" } | { "answer": "error", reason: string, message: string, } | { "answer": "mappings", resources: Array<GroupResource>, } | { "answer": "scale", scale: { [key: string]: any }, } | { "answer": "pods", pods: Array<{ [key: string]: any }>, } | { "answer": "metric", response: MetricResponse, };
+export type HpaAnswer = { "answer": "ok" } | { "answer": "error", 
+/**
+ * The API error's reason (`NotFound`, `Conflict`, …); empty for a mapper's error.
+ */
+reason: string, 
+/**
+ * The error text.
+ */
+message: string, } | { "answer": "mappings", 
+/**
+ * The resources the kind maps to, in the mapper's order.
+ */
+resources: Array<GroupResource>, } | { "answer": "scale", 
+/**
+ * The Scale as read.
+ */
+scale: { [key: string]: any }, } | { "answer": "pods", 
+/**
+ * The pods listed.
+ */
+pods: Array<{ [key: string]: any }>, } | { "answer": "metric", 
+/**
+ * What the metrics API answered.
+ */
+response: MetricResponse, };

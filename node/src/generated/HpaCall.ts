@@ -4,4 +4,84 @@ import type { MetricQuery } from "./MetricQuery.js";
 /**
  * One call the host makes for the engine.
  */
-export type HpaCall = { "call": "resolveTarget", group: string, kind: string, } | { "call": "getScale", namespace: string, name: string, group: string, resource: string, } | { "call": "listPods", namespace: string, selector: string, } | { "call": "fetchMetric", index: number, query: MetricQuery, } | { "call": "updateScale", namespace: string, name: string, group: string, resource: string, replicas: number, scale: { [key: string]: any }, } | { "call": "updateStatus", namespace: string, name: string, status: { [key: string]: any }, object: { [key: string]: any }, };
+export type HpaCall = { "call": "resolveTarget", 
+/**
+ * The target's API group, from its `apiVersion` (empty for the core group).
+ */
+group: string, 
+/**
+ * The target's kind, as `Deployment`.
+ */
+kind: string, } | { "call": "getScale", 
+/**
+ * The HPA's namespace, where the target is.
+ */
+namespace: string, 
+/**
+ * The target's name.
+ */
+name: string, 
+/**
+ * The target's API group.
+ */
+group: string, 
+/**
+ * The target's resource, as `resolveTarget` answered it.
+ */
+resource: string, } | { "call": "listPods", 
+/**
+ * The HPA's namespace.
+ */
+namespace: string, 
+/**
+ * The target's `status.selector`, as text.
+ */
+selector: string, } | { "call": "fetchMetric", 
+/**
+ * The metric's position in `spec.metrics`.
+ */
+index: number, 
+/**
+ * What to ask the metrics API.
+ */
+query: MetricQuery, } | { "call": "updateScale", 
+/**
+ * The HPA's namespace, where the target is.
+ */
+namespace: string, 
+/**
+ * The target's name.
+ */
+name: string, 
+/**
+ * The target's API group.
+ */
+group: string, 
+/**
+ * The target's resource.
+ */
+resource: string, 
+/**
+ * The new `spec.replicas`.
+ */
+replicas: number, 
+/**
+ * The Scale to send.
+ */
+scale: { [key: string]: any }, } | { "call": "updateStatus", 
+/**
+ * The HPA's namespace.
+ */
+namespace: string, 
+/**
+ * The HPA's name.
+ */
+name: string, 
+/**
+ * The new status.
+ */
+status: { [key: string]: any }, 
+/**
+ * The HPA to send, carrying the new status.
+ */
+object: { [key: string]: any }, };

@@ -3,4 +3,16 @@
 /**
  * One event: `Normal` or `Warning`, a reason, a message.
  */
-export type HpaEvent = { type: string, reason: string, message: string, };
+export type HpaEvent = { 
+/**
+ * `Normal` or `Warning`.
+ */
+type: string, 
+/**
+ * The reason, as `SuccessfulRescale` (H-132).
+ */
+reason: string, 
+/**
+ * The message.
+ */
+message: string, };

@@ -28,7 +28,15 @@ objects: unknown,
  * `MetricValueList`, `ExternalMetricValueList`), and `{api, error}` for an API that
  * failed ([`client`]).
  */
-metrics?: Array<unknown>, config?: Partial<HpaConfig>, featureGates?: Partial<HpaGates>, 
+metrics?: Array<unknown>, 
+/**
+ * The controller's configuration; each setting not given takes its default.
+ */
+config?: Partial<HpaConfig>, 
+/**
+ * The autoscaler's feature gates; each gate not given takes its default.
+ */
+featureGates?: Partial<HpaGates>, 
 /**
  * The controller's memory of this HPA, when known (a host that runs the engine keeps
  * it). Unknown: explain assumes one and gives the range.

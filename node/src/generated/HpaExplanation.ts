@@ -13,7 +13,19 @@ import type { Time } from "./Time.js";
 /**
  * The explanation of one HPA's next sync.
  */
-export type HpaExplanation = { now: Time, namespace: string, name: string, 
+export type HpaExplanation = { 
+/**
+ * The instant the sync is explained at.
+ */
+now: Time, 
+/**
+ * The HPA's namespace.
+ */
+namespace: string, 
+/**
+ * The HPA's name.
+ */
+name: string, 
 /**
  * `Kind/name` of the scale target.
  */
@@ -22,7 +34,15 @@ target: string,
  * The Scale as read: `spec.replicas` (the current count), `status.replicas`, the
  * selector; `None` when it could not be read.
  */
-scale?: HpaScaleSummary, minReplicas: number, maxReplicas: number, 
+scale?: HpaScaleSummary, 
+/**
+ * The effective `spec.minReplicas` (1 when absent).
+ */
+minReplicas: number, 
+/**
+ * `spec.maxReplicas`.
+ */
+maxReplicas: number, 
 /**
  * `behavior` or `legacy` (no `spec.behavior`).
  */
@@ -34,7 +54,11 @@ tolerance: HpaToleranceBand,
 /**
  * Which branch of H-38 the sync took, in words (`None` when the scale was not read).
  */
-branch?: string, metrics: Array<HpaMetricExplanation>, 
+branch?: string, 
+/**
+ * Each metric of `spec.metrics`, in order.
+ */
+metrics: Array<HpaMetricExplanation>, 
 /**
  * The max over the metrics (H-64): the count and the metric that gave it.
  */
@@ -58,7 +82,11 @@ rescaleTo?: number,
 /**
  * The conditions after the sync.
  */
-conditions: Array<HpaConditionExplanation>, events: Array<HpaEvent>, 
+conditions: Array<HpaConditionExplanation>, 
+/**
+ * The events the sync records.
+ */
+events: Array<HpaEvent>, 
 /**
  * The error the sync returns (upstream logs it).
  */
@@ -66,7 +94,15 @@ error?: string,
 /**
  * The sync's writes, in words.
  */
-nextSync: Array<string>, requeueAfterSeconds: number, memory: HpaMemoryExplanation, 
+nextSync: Array<string>, 
+/**
+ * When the controller syncs this HPA again, in seconds (the sync period, H-134).
+ */
+requeueAfterSeconds: number, 
+/**
+ * The memory the sync used, and what it leaves.
+ */
+memory: HpaMemoryExplanation, 
 /**
  * Facts about the snapshot itself (a metric without an answer, …).
  */

@@ -8,7 +8,19 @@ import type { Shortfall } from "./Shortfall.js";
 /**
  * The forecast.
  */
-export type HpaForecast = { steps: Array<HpaForecastStep>, shortfalls: Array<Shortfall>, totals: HpaForecastTotals, 
+export type HpaForecast = { 
+/**
+ * Every sync, in order.
+ */
+steps: Array<HpaForecastStep>, 
+/**
+ * The times under capacity, in order.
+ */
+shortfalls: Array<Shortfall>, 
+/**
+ * The totals over the forecast.
+ */
+totals: HpaForecastTotals, 
 /**
  * The memory after the last sync (what the controller would remember).
  */

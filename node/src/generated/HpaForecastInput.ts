@@ -23,12 +23,25 @@ hpa: KubeObject,
 /**
  * The controller's configuration; `syncPeriodSeconds` (15) is the forecast's step.
  */
-config?: Partial<HpaConfig>, featureGates?: Partial<HpaGates>, load: LoadCurve, 
+config?: Partial<HpaConfig>, 
+/**
+ * The autoscaler's feature gates; each gate not given takes its default.
+ */
+featureGates?: Partial<HpaGates>, 
+/**
+ * The load over time, in pods at target (each metric's unless `metrics` gives it its
+ * own).
+ */
+load: LoadCurve, 
 /**
  * What drives each metric, index for index with `hpa.spec.metrics` (a metric
  * without an entry reads `load`).
  */
-metrics?: Array<MetricLoad>, pods?: Partial<PodModel>, 
+metrics?: Array<MetricLoad>, 
+/**
+ * How the pods start and what they request; each field not given takes its default.
+ */
+pods?: Partial<PodModel>, 
 /**
  * The Deployment's replicas at the start, all Ready for an hour.
  */
@@ -40,7 +53,11 @@ rollout?: RolloutPlan,
 /**
  * How long to play (3600 s).
  */
-durationSeconds?: number, seed?: number, 
+durationSeconds?: number, 
+/**
+ * The seed of the samples' noise: the same input and seed give the same forecast.
+ */
+seed?: number, 
 /**
  * Explain the sync at this second ("why N?", [`HpaForecast::explanation`]); the
  * forecast is the same with or without.

@@ -16,4 +16,12 @@ load: number,
  * What the status reports (`currentMetrics[i]`): utilization (percent of request),
  * average value or value (quantities).
  */
-utilization?: number, averageValue?: string, value?: string, };
+utilization?: number, 
+/**
+ * The average value the status reports, as a quantity.
+ */
+averageValue?: string, 
+/**
+ * The value the status reports, as a quantity.
+ */
+value?: string, };

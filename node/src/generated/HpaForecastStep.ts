@@ -27,30 +27,45 @@ averageValue?: string,
  */
 metrics: Array<HpaForecastMetric>, 
 /**
- * `status.currentReplicas` and `status.desiredReplicas` after the sync.
+ * `status.currentReplicas` after the sync.
  */
-currentReplicas: number, desiredReplicas: number, 
+currentReplicas: number, 
+/**
+ * `status.desiredReplicas` after the sync.
+ */
+desiredReplicas: number, 
 /**
  * The Deployment's `spec.replicas` after the sync.
  */
 replicas: number, 
 /**
- * `spec.replicas` of the new ReplicaSet (the current template's) and of the old
- * ones, before the sync.
+ * `spec.replicas` of the new ReplicaSet (the current template's), before the sync.
  */
-newReplicas: number, oldReplicas: number, 
+newReplicas: number, 
 /**
- * Pods that exist at the sync, and the Ready ones.
+ * `spec.replicas` of the old ReplicaSets, summed, before the sync.
  */
-pods: number, readyPods: number, 
+oldReplicas: number, 
+/**
+ * The pods that exist at the sync.
+ */
+pods: number, 
+/**
+ * The pods that are Ready at the sync.
+ */
+readyPods: number, 
 /**
  * The count the sync wrote, if it rescaled.
  */
 rescaledTo?: number, 
 /**
- * The reasons of the AbleToScale and ScalingLimited conditions.
+ * The reason of the AbleToScale condition.
  */
-ableToScale: string, scalingLimited: string, 
+ableToScale: string, 
+/**
+ * The reason of the ScalingLimited condition.
+ */
+scalingLimited: string, 
 /**
  * What held the count back: ScalingLimited's reason when True, else AbleToScale's
  * when it is a stabilization (`ScaleUpStabilized`, `ScaleDownStabilized`).
@@ -59,7 +74,11 @@ limitedBy?: string,
 /**
  * Ready pods × (1 + tolerance) < the highest load of any metric.
  */
-underCapacity: boolean, events: Array<HpaEvent>, 
+underCapacity: boolean, 
+/**
+ * The events the sync recorded.
+ */
+events: Array<HpaEvent>, 
 /**
  * The sync's error (a host would log it).
  */

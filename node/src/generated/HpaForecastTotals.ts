@@ -3,15 +3,39 @@
 /**
  * The forecast's totals.
  */
-export type HpaForecastTotals = { syncs: number, rescales: number, scaleUps: number, scaleDowns: number, 
+export type HpaForecastTotals = { 
+/**
+ * Syncs played.
+ */
+syncs: number, 
+/**
+ * Syncs that rescaled the Deployment.
+ */
+rescales: number, 
+/**
+ * Rescales up.
+ */
+scaleUps: number, 
+/**
+ * Rescales down.
+ */
+scaleDowns: number, 
 /**
  * Rescales in the other direction than the one before.
  */
-directionChanges: number, secondsUnderCapacity: number, 
+directionChanges: number, 
+/**
+ * Seconds spent under capacity (each sync under capacity counts a sync period).
+ */
+secondsUnderCapacity: number, 
 /**
  * Σ max(0, pods − the highest load) × sync period.
  */
-overProvisionedPodSeconds: number, peakPods: number, 
+overProvisionedPodSeconds: number, 
+/**
+ * The most pods at any sync.
+ */
+peakPods: number, 
 /**
  * The longest time to capacity among the shortfalls that ended.
  */

@@ -6,4 +6,16 @@ import type { ScaleEvent } from "./ScaleEvent.js";
  * The memory of one HPA key. `None` in a list is "no entry in upstream's map" (the first
  * sync after a controller start), which is not the same as an empty list (H-108).
  */
-export type HpaMemory = { recommendations: Array<Recommendation> | null, scaleUpEvents: Array<ScaleEvent> | null, scaleDownEvents: Array<ScaleEvent> | null, };
+export type HpaMemory = { 
+/**
+ * The recent recommendations (H-104, H-110); `None`: none remembered yet.
+ */
+recommendations: Array<Recommendation> | null, 
+/**
+ * The recent scale-ups, which the scale-up policies count (H-117, H-119).
+ */
+scaleUpEvents: Array<ScaleEvent> | null, 
+/**
+ * The recent scale-downs, which the scale-down policies count (H-117, H-119).
+ */
+scaleDownEvents: Array<ScaleEvent> | null, };

@@ -6,7 +6,15 @@ import type { HpaRebalanceExplanation } from "./HpaRebalanceExplanation.js";
 /**
  * One metric of `spec.metrics`.
  */
-export type HpaMetricExplanation = { index: number, type: string, 
+export type HpaMetricExplanation = { 
+/**
+ * The metric's position in `spec.metrics`.
+ */
+index: number, 
+/**
+ * The metric's `type`, as `Resource`.
+ */
+type: string, 
 /**
  * The engine's name for it (the one events and conditions use), or the spec's.
  */
@@ -22,7 +30,11 @@ current?: string,
 /**
  * The usage ratio the count started from.
  */
-ratio?: number, withinTolerance?: boolean, 
+ratio?: number, 
+/**
+ * Whether the ratio is within tolerance (H-144).
+ */
+withinTolerance?: boolean, 
 /**
  * For the pod metrics: each listed pod and how it counted.
  */

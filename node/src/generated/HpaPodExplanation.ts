@@ -3,7 +3,11 @@
 /**
  * How one pod counted for a pod metric (H-76, H-77).
  */
-export type HpaPodExplanation = { name: string, 
+export type HpaPodExplanation = { 
+/**
+ * The pod's name.
+ */
+name: string, 
 /**
  * `ready`, `unready`, `missing` or `ignored`.
  */

@@ -5,4 +5,12 @@ import type { HpaSyncDone } from "./HpaSyncDone.js";
 /**
  * A step: a call to make, or the end.
  */
-export type HpaStep = { "step": "call", call: HpaCall, } | { "step": "done", done: HpaSyncDone, };
+export type HpaStep = { "step": "call", 
+/**
+ * The call.
+ */
+call: HpaCall, } | { "step": "done", 
+/**
+ * What it amounted to.
+ */
+done: HpaSyncDone, };

@@ -6,4 +6,12 @@ import type { HpaSyncInput } from "./HpaSyncInput.js";
  * A sync's plain state: its input and the answers reported so far. A host may keep it
  * as data between steps (JSON, `structuredClone`); [`HpaSync::from_state`] resumes it.
  */
-export type HpaSyncState = { input: HpaSyncInput, answers: Array<HpaAnswer>, };
+export type HpaSyncState = { 
+/**
+ * The sync's input.
+ */
+input: HpaSyncInput, 
+/**
+ * The answers to the calls so far, in order.
+ */
+answers: Array<HpaAnswer>, };

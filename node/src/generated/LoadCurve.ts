@@ -4,4 +4,76 @@ import type { LoadPoint } from "./LoadPoint.js";
 /**
  * The load over time, in the host's unit (the forecast's: pods at target).
  */
-export type LoadCurve = { "kind": "step", from: number, to: number, atSeconds: number, } | { "kind": "spike", base: number, peak: number, atSeconds: number, durationSeconds: number, } | { "kind": "ramp", from: number, to: number, startSeconds: number, endSeconds: number, } | { "kind": "dailyCycle", min: number, max: number, periodSeconds?: number, } | { "kind": "flapping", low: number, high: number, periodSeconds: number, } | { "kind": "points", points: Array<LoadPoint>, };
+export type LoadCurve = { "kind": "step", 
+/**
+ * The load before the step.
+ */
+from: number, 
+/**
+ * The load from the step on.
+ */
+to: number, 
+/**
+ * When the step is, in seconds.
+ */
+atSeconds: number, } | { "kind": "spike", 
+/**
+ * The load outside the spike.
+ */
+base: number, 
+/**
+ * The load during the spike.
+ */
+peak: number, 
+/**
+ * When the spike starts, in seconds.
+ */
+atSeconds: number, 
+/**
+ * How long it lasts, in seconds.
+ */
+durationSeconds: number, } | { "kind": "ramp", 
+/**
+ * The load before the ramp.
+ */
+from: number, 
+/**
+ * The load after it.
+ */
+to: number, 
+/**
+ * When the ramp starts, in seconds.
+ */
+startSeconds: number, 
+/**
+ * When it ends, in seconds.
+ */
+endSeconds: number, } | { "kind": "dailyCycle", 
+/**
+ * The load at the start of each period.
+ */
+min: number, 
+/**
+ * The load half a period later.
+ */
+max: number, 
+/**
+ * The period, in seconds (86,400 unless given).
+ */
+periodSeconds?: number, } | { "kind": "flapping", 
+/**
+ * The load of the first half of a period.
+ */
+low: number, 
+/**
+ * The load of the second half.
+ */
+high: number, 
+/**
+ * The period, in seconds.
+ */
+periodSeconds: number, } | { "kind": "points", 
+/**
+ * The points.
+ */
+points: Array<LoadPoint>, };

@@ -3,7 +3,11 @@
 /**
  * One point of a user's load curve.
  */
-export type LoadPoint = { atSeconds: number, 
+export type LoadPoint = { 
+/**
+ * When, in seconds since the curve's start.
+ */
+atSeconds: number, 
 /**
  * The load, in the curve's unit.
  */

@@ -4,4 +4,64 @@ import type { LabelSelector } from "./LabelSelector.js";
 /**
  * What the host asks a metrics API for one metric spec (H-99..H-102).
  */
-export type MetricQuery = { "api": "resource", namespace: string, selector: string, resource: string, container?: string, } | { "api": "pods", namespace: string, selector: string, metric: string, metricSelector?: LabelSelector, } | { "api": "object", namespace: string, describedObject: { kind: string, name: string, apiVersion?: string }, metric: string, metricSelector?: LabelSelector, } | { "api": "external", namespace: string, metric: string, metricSelector?: LabelSelector, };
+export type MetricQuery = { "api": "resource", 
+/**
+ * The HPA's namespace.
+ */
+namespace: string, 
+/**
+ * The target's pods' selector, as text.
+ */
+selector: string, 
+/**
+ * The resource, as `cpu`.
+ */
+resource: string, 
+/**
+ * For a ContainerResource metric, the container.
+ */
+container?: string, } | { "api": "pods", 
+/**
+ * The HPA's namespace.
+ */
+namespace: string, 
+/**
+ * The target's pods' selector, as text.
+ */
+selector: string, 
+/**
+ * The metric's name.
+ */
+metric: string, 
+/**
+ * The metric's own selector (`metric.selector`), when given.
+ */
+metricSelector?: LabelSelector, } | { "api": "object", 
+/**
+ * The HPA's namespace.
+ */
+namespace: string, 
+/**
+ * The object (`describedObject`).
+ */
+describedObject: { kind: string, name: string, apiVersion?: string }, 
+/**
+ * The metric's name.
+ */
+metric: string, 
+/**
+ * The metric's own selector (`metric.selector`), when given.
+ */
+metricSelector?: LabelSelector, } | { "api": "external", 
+/**
+ * The HPA's namespace.
+ */
+namespace: string, 
+/**
+ * The metric's name.
+ */
+metric: string, 
+/**
+ * The metric's own selector (`metric.selector`), when given.
+ */
+metricSelector?: LabelSelector, };

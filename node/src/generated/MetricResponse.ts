@@ -6,7 +6,20 @@ import type { PodMetric } from "./PodMetric.js";
  * over (H-99..H-102): pod samples (Resource, ContainerResource, Pods), an object's value,
  * an external metric's values, or the client's error text.
  */
-export type MetricResponse = { podMetrics?: Array<PodMetric>, objectValue?: number, externalValues?: Array<number>, 
+export type MetricResponse = { 
+/**
+ * Per pod of the target, its sample (Resource, ContainerResource and Pods metrics).
+ */
+podMetrics?: Array<PodMetric>, 
+/**
+ * The object's value (Object metrics).
+ */
+objectValue?: number, 
+/**
+ * The values of the series that matched (External metrics), which the calculator sums
+ * (H-97, H-98).
+ */
+externalValues?: Array<number>, 
 /**
  * The first sample's time, as the client returns it beside the values.
  */

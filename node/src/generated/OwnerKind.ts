@@ -4,4 +4,12 @@
  * The API group/version and kind of the owner the engine manages (upstream parametrises
  * the same controller for ReplicaSets and ReplicationControllers).
  */
-export type OwnerKind = { apiVersion: string, kind: string, };
+export type OwnerKind = { 
+/**
+ * The owner's `apiVersion`, as `apps/v1`.
+ */
+apiVersion: string, 
+/**
+ * The owner's `kind`, as `ReplicaSet`.
+ */
+kind: string, };

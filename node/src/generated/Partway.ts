@@ -3,4 +3,12 @@
 /**
  * A rollout underway at the start.
  */
-export type Partway = { old: number, new: number, };
+export type Partway = { 
+/**
+ * The old ReplicaSet's pods at the start.
+ */
+old: number, 
+/**
+ * The new ReplicaSet's pods at the start.
+ */
+new: number, };

@@ -3,11 +3,19 @@
 /**
  * One pod's sample.
  */
-export type PodMetric = { pod: string, 
+export type PodMetric = { 
+/**
+ * The pod's name.
+ */
+pod: string, 
 /**
  * Milli-units (memory in milli-bytes).
  */
-value: number, timestamp?: string, 
+value: number, 
+/**
+ * When the sample was taken.
+ */
+timestamp?: string, 
 /**
  * The sample's window in milliseconds (H-100: one minute when the API gives none).
  */

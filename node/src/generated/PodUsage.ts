@@ -5,4 +5,20 @@ import type { ContainerUsage } from "./ContainerUsage.js";
  * One pod's sample ([`pods_usage`]): `None` and no containers for a pod without one
  * (not Running).
  */
-export type PodUsage = { name: string, cpuMillis: number | null, memoryBytes: number | null, containers: Array<ContainerUsage>, };
+export type PodUsage = { 
+/**
+ * The pod's name.
+ */
+name: string, 
+/**
+ * Its CPU in millicores; `None` without a sample.
+ */
+cpuMillis: number | null, 
+/**
+ * Its memory in bytes; `None` without a sample.
+ */
+memoryBytes: number | null, 
+/**
+ * Each container's usage (none without a sample).
+ */
+containers: Array<ContainerUsage>, };

@@ -4,4 +4,12 @@ import type { Time } from "./Time.js";
 /**
  * A remembered recommendation (upstream `timestampedRecommendation`).
  */
-export type Recommendation = { recommendation: number, timestamp: Time, };
+export type Recommendation = { 
+/**
+ * The replica count recommended.
+ */
+recommendation: number, 
+/**
+ * When.
+ */
+timestamp: Time, };

@@ -3,7 +3,15 @@
 /**
  * Another HPA the controller has seen, with the selector it last stored for it (H-58).
  */
-export type RegisteredHpa = { namespace: string, name: string, 
+export type RegisteredHpa = { 
+/**
+ * The other HPA's namespace.
+ */
+namespace: string, 
+/**
+ * The other HPA's name.
+ */
+name: string, 
 /**
  * The target's selector as last parsed; `""` for an HPA not reconciled yet.
  */

@@ -4,11 +4,31 @@ import type { ReplicaSetCondition } from "./ReplicaSetCondition.js";
 /**
  * `ReplicaSetStatus`, serialized with Go's `omitempty` rules.
  */
-export type ReplicaSetStatus = { replicas: number, fullyLabeledReplicas?: number, readyReplicas?: number, availableReplicas?: number, 
+export type ReplicaSetStatus = { 
+/**
+ * `status.replicas`: the pods the owner has (R-80).
+ */
+replicas: number, 
+/**
+ * `status.fullyLabeledReplicas`: the pods whose labels match the template's.
+ */
+fullyLabeledReplicas?: number, 
+/**
+ * `status.readyReplicas`: the pods that are ready.
+ */
+readyReplicas?: number, 
+/**
+ * `status.availableReplicas`: the pods ready for at least `minReadySeconds`.
+ */
+availableReplicas?: number, 
 /**
  * Only written behind the DeploymentReplicaSetTerminatingReplicas gate (R-81).
  */
-terminatingReplicas?: number, observedGeneration?: number, 
+terminatingReplicas?: number, 
+/**
+ * `status.observedGeneration`: the `metadata.generation` this status was written for.
+ */
+observedGeneration?: number, 
 /**
  * `None` (absent) and `Some(vec![])` differ for the write decision (R-85).
  */

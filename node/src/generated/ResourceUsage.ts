@@ -3,4 +3,12 @@
 /**
  * CPU and memory, as quantity text.
  */
-export type ResourceUsage = { cpu: string, memory: string, };
+export type ResourceUsage = { 
+/**
+ * CPU, as `250m`.
+ */
+cpu: string, 
+/**
+ * Memory, as `64Mi`.
+ */
+memory: string, };

@@ -14,7 +14,11 @@ atSeconds?: number,
 /**
  * The RollingUpdate strategy (25 % each unless given).
  */
-maxSurge?: IntOrString, maxUnavailable?: IntOrString, 
+maxSurge?: IntOrString, 
+/**
+ * The RollingUpdate strategy's `maxUnavailable` (25 % unless given).
+ */
+maxUnavailable?: IntOrString, 
 /**
  * How the new template's pods start (the forecast's `pods` unless given; its
  * missing fields take the defaults).

@@ -4,4 +4,17 @@ import type { Time } from "./Time.js";
 /**
  * A remembered scale event (upstream `timestampedScaleEvent`).
  */
-export type ScaleEvent = { replicaChange: number, timestamp: Time, outdated: boolean, };
+export type ScaleEvent = { 
+/**
+ * How many replicas the scale added or removed (not negative).
+ */
+replicaChange: number, 
+/**
+ * When.
+ */
+timestamp: Time, 
+/**
+ * Older than the direction's longest policy period: the next event replaces the last
+ * such entry (H-121).
+ */
+outdated: boolean, };

@@ -3,7 +3,11 @@
 /**
  * A time under capacity: from its first sync to the first sync back at capacity.
  */
-export type Shortfall = { startSeconds: number, 
+export type Shortfall = { 
+/**
+ * Seconds from the forecast's start to the shortfall's first sync.
+ */
+startSeconds: number, 
 /**
  * The load at its start.
  */

@@ -4,4 +4,16 @@ import type { Time } from "./Time.js";
 /**
  * An event the HPA controller recorded.
  */
-export type SimHpaEvent = { t: number, at: Time, hpa: string, type: string, reason: string, message: string, };
+export type SimHpaEvent = { t: number, at: Time, hpa: string, 
+/**
+ * `Normal` or `Warning`.
+ */
+type: string, 
+/**
+ * The reason, as `SuccessfulRescale` (H-132).
+ */
+reason: string, 
+/**
+ * The message.
+ */
+message: string, };

@@ -5,7 +5,11 @@ import type { ClaimOutcome } from "./ClaimOutcome.js";
 /**
  * Everything the host did for a plan.
  */
-export type SyncOutcome = { claims?: ClaimOutcome, 
+export type SyncOutcome = { 
+/**
+ * The results of the claim patches.
+ */
+claims?: ClaimOutcome, 
 /**
  * One result per create call, in the order the calls were issued.
  */
