@@ -20,7 +20,7 @@ pub struct Time(i64);
 
 /// A signed span of time in nanoseconds. On the wire, seconds (a float when fractional):
 /// exact to the nanosecond up to 2^50 ns (about 13 days); beyond, to an `f64`'s precision
-/// (under a microsecond at 280 years).
+/// (steps of about two microseconds at 280 years).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(type = "number"))]
 pub struct Duration(i64);
