@@ -105,7 +105,9 @@ pub use error::{Error, Result};
 pub use event_correlation::{
     correlate as correlate_event, Correlation, EventCorrelator, EventToRecord,
 };
-pub use expectations::{Expectations, ExpectationsChange, ExpectationsRecord, EXPECTATIONS_TTL};
+pub use expectations::{
+    Expectations, ExpectationsChange, ExpectationsRecord, ExpectationsTable, EXPECTATIONS_TTL,
+};
 pub use input::SyncInput;
 pub use model::{LabelSelector, Pod, ReplicaSet, ReplicaSetStatus};
 pub use outcome::{ApiError, CallResult, ClaimOutcome, LiveOwner, SyncOutcome};

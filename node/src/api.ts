@@ -239,6 +239,51 @@ export function upstreamLess(a: Pod, rankA: number, b: Pod, rankB: number, optio
   });
 }
 
+/**
+ * Every owner key's expectations kept in wasm memory, as upstream keeps its
+ * ControllerExpectations in a store by key: a host streaming watch events applies each
+ * change by key, and the record (for an owner awaiting hundreds of deletions, hundreds of
+ * pod keys) does not cross on every observation as it does with `applyExpectations`.
+ * A refused argument changes nothing. Call `free()` when done.
+ */
+export class ExpectationsTable {
+  readonly #raw: Engine.ExpectationsTable;
+
+  constructor() {
+    this.#raw = guard("", () => new raw.ExpectationsTable());
+  }
+
+  /** `changes`, in order, applied to owner `key`'s expectations at `now`. */
+  apply(key: string, changes: ExpectationsChange[], now: Time): void {
+    guard("", () => this.#raw.apply(key, json(changes, "changes"), json(iso(now, "now"), "now")));
+  }
+
+  /** Owner `key`'s expectations (`null` when none are recorded). */
+  get(key: string): Expectations {
+    return guard("", () => this.#raw.get(key));
+  }
+
+  /** R-40 for owner `key`: nothing awaited, or the record expired. */
+  satisfied(key: string, now: Time): boolean {
+    return guard("", () => this.#raw.satisfied(key, json(iso(now, "now"), "now")));
+  }
+
+  /** Owner `key`'s record forgotten (R-45); whether there was one. */
+  remove(key: string): boolean {
+    return guard("", () => this.#raw.remove(key));
+  }
+
+  /** How many owner keys have a record. */
+  size(): number {
+    return guard("", () => this.#raw.size());
+  }
+
+  /** Frees the table's wasm memory; it must not be used afterwards. */
+  free(): void {
+    this.#raw.free();
+  }
+}
+
 // ---------------------------------------------------------------------------------------
 // The engine-side store
 

@@ -195,3 +195,46 @@ test("the package cuts a value in its own messages where the engine cuts it in i
   });
   assert.equal(engineShown, 200);
 });
+
+test("ExpectationsTable keeps each owner's expectations by key, as applyExpectations computes them", () => {
+  const table = new replicore.ExpectationsTable();
+  try {
+    const changes = [
+      [{ op: "expectDeletions", keys: ["shop/p0", "shop/p1", "shop/p2"] }],
+      [{ op: "deletionObserved", key: "shop/p1" }],
+      [{ op: "deletionObserved", key: "shop/unknown" }],
+      [{ op: "deletionObserved", key: "shop/p0" }],
+    ];
+    let value = null;
+    for (const c of changes) {
+      table.apply("shop/web", c, NOW);
+      value = replicore.applyExpectations(value, c, NOW);
+      assert.deepStrictEqual(table.get("shop/web"), value);
+    }
+    assert.equal(table.get("shop/web").del, 1);
+    assert.deepStrictEqual(table.get("shop/web").deletionKeys, ["shop/p2"]);
+    assert.equal(table.satisfied("shop/web", NOW), false);
+    assert.equal(table.satisfied("shop/other", NOW), true, "no record is satisfied (R-40)");
+    table.apply("shop/web", [{ op: "deletionObserved", key: "shop/p2" }], NOW);
+    assert.equal(table.satisfied("shop/web", NOW), true);
+    assert.equal(table.size(), 1);
+
+    // Refused arguments say where, and change nothing.
+    const before = JSON.stringify(table.get("shop/web"));
+    for (const bad of [
+      () => table.apply(5, [{ op: "delete" }], NOW),
+      () => table.apply("shop/web", [{ op: "explode" }], NOW),
+      () => table.apply("shop/web", [{ op: "delete" }], "yesterday"),
+      () => table.get(null),
+    ]) {
+      assert.throws(bad, (e) => replicore.isReplicoreError(e) && e.path !== undefined, String(bad));
+      assert.equal(JSON.stringify(table.get("shop/web")), before);
+    }
+    assert.equal(table.remove("shop/web"), true);
+    assert.equal(table.remove("shop/web"), false);
+    assert.equal(table.get("shop/web"), null);
+    assert.equal(table.size(), 0);
+  } finally {
+    table.free();
+  }
+});

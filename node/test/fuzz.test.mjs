@@ -171,6 +171,25 @@ test("10,000 random calls over every export answer with a value or a ReplicoreEr
       }
     },
     Store: () => new Store(arg({ burstReplicas: 2 })).free(),
+    ExpectationsTable: () => {
+      const t = new replicore.ExpectationsTable();
+      const view = () => JSON.stringify([t.size(), t.get("shop/a")]);
+      try {
+        t.apply("shop/a", [{ op: "expectDeletions", keys: ["shop/p0", "shop/p1"] }], NOW);
+        for (const [name, f] of Object.entries(tableMethods)) {
+          if (name === "free") continue;
+          const before = view();
+          try {
+            f(t);
+          } catch (e) {
+            if (!isReplicoreError(e)) throw e;
+            assert.equal(view(), before, `a refused ExpectationsTable.${name} changed the table`);
+          }
+        }
+      } finally {
+        t.free();
+      }
+    },
     deploymentSyncStart: () => replicore.deploymentSyncStart(arg(depInput)),
     deploymentSyncNext: () => replicore.deploymentSyncNext(arg(depState)),
     deploymentSyncReport: () => replicore.deploymentSyncReport(arg(depState), arg({ result: "ok" })),
@@ -266,6 +285,14 @@ test("10,000 random calls over every export answer with a value or a ReplicoreEr
     free: () => new Store().free(),
   };
   const recordable = { involvedObject: { kind: "ReplicaSet", namespace: "shop", name: owner.metadata.name, uid: owner.metadata.uid, apiVersion: "apps/v1" }, type: "Normal", reason: "SuccessfulCreate", message: "Created pod: web-1" };
+  const tableMethods = {
+    apply: (t) => t.apply(arg("shop/a"), arg([{ op: "deletionObserved", key: "shop/p0" }]), arg(NOW)),
+    get: (t) => t.get(arg("shop/a")),
+    satisfied: (t) => t.satisfied(arg("shop/a"), arg(NOW)),
+    remove: (t) => t.remove(arg("shop/b")),
+    size: (t) => t.size(),
+    free: () => new replicore.ExpectationsTable().free(),
+  };
   const correlatorMethods = {
     correlate: (c) => c.correlate(arg(recordable), arg(NOW)),
     written: (c) => c.written(arg({})),
@@ -314,6 +341,7 @@ test("10,000 random calls over every export answer with a value or a ReplicoreEr
   assert.deepEqual(methods(Store), Object.keys(storeMethods).sort(), "every Store method is fuzzed");
   assert.deepEqual(methods(Simulator), Object.keys(simMethods).filter((k) => k !== "Simulator").sort(), "every Simulator method is fuzzed");
   assert.deepEqual(methods(replicore.EventCorrelator), Object.keys(correlatorMethods).sort(), "every EventCorrelator method is fuzzed");
+  assert.deepEqual(methods(replicore.ExpectationsTable), Object.keys(tableMethods).sort(), "every ExpectationsTable method is fuzzed");
   assert.deepEqual(methods(replicore.DeploymentSyncRun), Object.keys(syncRunMethods).sort(), "every DeploymentSyncRun method is fuzzed");
 
   const calls = [

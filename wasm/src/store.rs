@@ -10,7 +10,7 @@ use replicore::{OwnerChange, Pod, PodChange, ReplicaSet, Store, SyncContext};
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
-use crate::convert::{error, object, string, to_js, to_json_text, JsResult};
+use crate::convert::{any, error, object, string, to_js, to_json_text, JsResult};
 use crate::{config_from, EventType};
 
 /// `{type, object}` (an `old` field, if present, is ignored: the store has it).
@@ -150,5 +150,74 @@ impl JsStore {
     #[wasm_bindgen(unchecked_return_type = "StoreSize")]
     pub fn size(&self) -> JsResult {
         to_js(&self.store.size())
+    }
+}
+
+/// Every owner key's expectations in wasm memory (`replicore::ExpectationsTable`): a
+/// change crosses by key, the record stays here.
+#[wasm_bindgen(js_name = ExpectationsTable)]
+pub struct JsExpectationsTable {
+    table: replicore::ExpectationsTable,
+}
+
+impl Default for JsExpectationsTable {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[wasm_bindgen(js_class = ExpectationsTable)]
+impl JsExpectationsTable {
+    /// `new ExpectationsTable()`: empty.
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> JsExpectationsTable {
+        JsExpectationsTable {
+            table: replicore::ExpectationsTable::new(),
+        }
+    }
+
+    /// `apply(key, changesJson, nowJson)`: the changes, in order, to owner `key`'s
+    /// expectations; a refused argument changes nothing.
+    pub fn apply(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "JsonInput<ExpectationsChange[]>")] changes: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "JsonInput<Time>")] now: JsValue,
+    ) -> Result<(), JsValue> {
+        let key = string(&key, "key")?;
+        let changes: Vec<replicore::ExpectationsChange> = any(&changes, "changes")?;
+        let now: replicore::Time = any(&now, "now")?;
+        self.table.apply(&key, &changes, now);
+        Ok(())
+    }
+
+    /// `get(key)`: owner `key`'s expectations (`null` when none are recorded).
+    #[wasm_bindgen(unchecked_return_type = "Expectations")]
+    pub fn get(&self, #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue) -> JsResult {
+        to_js(&self.table.get(&string(&key, "key")?))
+    }
+
+    /// `satisfied(key, nowJson)`: R-40 for owner `key`.
+    pub fn satisfied(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "JsonInput<Time>")] now: JsValue,
+    ) -> Result<bool, JsValue> {
+        let key = string(&key, "key")?;
+        let now: replicore::Time = any(&now, "now")?;
+        Ok(self.table.satisfied(&key, now))
+    }
+
+    /// `remove(key)`: owner `key`'s record forgotten; whether there was one.
+    pub fn remove(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
+    ) -> Result<bool, JsValue> {
+        Ok(self.table.remove(&string(&key, "key")?))
+    }
+
+    /// `size()`: how many owner keys have a record.
+    pub fn size(&self) -> usize {
+        self.table.len()
     }
 }

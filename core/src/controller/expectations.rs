@@ -2,7 +2,7 @@
 //! acts again for an owner. A pure value per owner key; every operation returns the next
 //! value, and `now` is always an argument.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -49,10 +49,7 @@ impl Expectations {
     /// no record, or nothing outstanding (`add <= 0 && del <= 0`), or expired
     /// (`now - timestamp > 5 min`).
     pub fn satisfied(&self, now: Time) -> bool {
-        match &self.0 {
-            None => true,
-            Some(r) => (r.add <= 0 && r.del <= 0) || r.expired(now),
-        }
+        self.0.as_ref().is_none_or(|r| r.satisfied(now))
     }
 
     /// `SetExpectations`: counts replaced, timestamp reset, deletion keys kept.
@@ -129,6 +126,11 @@ impl Expectations {
 }
 
 impl ExpectationsRecord {
+    /// R-40 for a recorded owner: nothing outstanding, or expired (C-3).
+    pub fn satisfied(&self, now: Time) -> bool {
+        (self.add <= 0 && self.del <= 0) || self.expired(now)
+    }
+
     /// C-3: strictly older than the TTL.
     pub fn expired(&self, now: Time) -> bool {
         now.since(self.timestamp) > EXPECTATIONS_TTL
@@ -273,5 +275,61 @@ impl ExpectationsChange {
             ExpectationsChange::Lower { add, del } => e.lower(*add, *del),
             ExpectationsChange::Raise { add, del } => e.raise(*add, *del),
         }
+    }
+}
+
+/// Every owner key's expectations, kept by the engine, as upstream keeps its
+/// `ControllerExpectations` in a store by controller key. A host that streams watch events
+/// applies each change by key ([`ExpectationsTable::apply`]) instead of handing the whole
+/// record over and back on every observation: for an owner awaiting hundreds of
+/// deletions that record is hundreds of keys, once per observed deletion.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExpectationsTable {
+    by_key: BTreeMap<String, ExpectationsRecord>,
+}
+
+impl ExpectationsTable {
+    /// An empty table.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The expectations of owner `key` (none when nothing is recorded).
+    pub fn get(&self, key: &str) -> Expectations {
+        Expectations(self.by_key.get(key).cloned())
+    }
+
+    /// `changes`, in order, applied to owner `key`'s expectations at `now`.
+    pub fn apply(&mut self, key: &str, changes: &[ExpectationsChange], now: Time) {
+        if changes.is_empty() {
+            return;
+        }
+        let mut e = Expectations(self.by_key.remove(key));
+        for c in changes {
+            e = c.apply(e, now);
+        }
+        if let Some(record) = e.0 {
+            self.by_key.insert(key.to_owned(), record);
+        }
+    }
+
+    /// R-40 for owner `key`.
+    pub fn satisfied(&self, key: &str, now: Time) -> bool {
+        self.by_key.get(key).is_none_or(|r| r.satisfied(now))
+    }
+
+    /// owner `key`'s record forgotten; whether there was one.
+    pub fn remove(&mut self, key: &str) -> bool {
+        self.by_key.remove(key).is_some()
+    }
+
+    /// How many owner keys have a record.
+    pub fn len(&self) -> usize {
+        self.by_key.len()
+    }
+
+    /// Whether no owner key has a record.
+    pub fn is_empty(&self) -> bool {
+        self.by_key.is_empty()
     }
 }

@@ -309,3 +309,67 @@ fn s4_expectations_are_judged_at_the_sync_clock() {
     let p = plan(&sync_in, &config).expect("plan");
     assert_eq!(create_plan(&p.manage).count, 2);
 }
+
+/// The engine-kept table is the value form kept by key: after any sequence of changes to
+/// several owners, each key's expectations and R-40's answer are those of the changes
+/// applied to a value, and a record gone (R-45, or never set) is not kept.
+#[test]
+fn r40_r45_the_table_agrees_with_the_value_form() {
+    use replicore::ExpectationsTable;
+    let now = time("2026-11-21T04:42:05Z");
+    let later = now.plus(Duration::from_seconds(301));
+    let owner_keys = ["shop/a", "shop/b", "other/a"];
+    let pods = ["shop/p0", "shop/p1", "shop/p2", "shop/p3"];
+    let mut state: u64 = 7;
+    let mut next = |n: u64| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((state >> 33) % n) as usize
+    };
+    let mut table = ExpectationsTable::new();
+    let mut values: Vec<Expectations> = vec![Expectations::none(); owner_keys.len()];
+    let mut most = 0;
+    for step in 0..2_000 {
+        let pod = pods[next(4)].to_owned();
+        let change = match next(9) {
+            0 => ExpectationsChange::ExpectCreations { count: 3 },
+            1 => ExpectationsChange::ExpectDeletions {
+                keys: pods[..1 + next(4)]
+                    .iter()
+                    .map(|k| (*k).to_owned())
+                    .collect(),
+            },
+            2 => ExpectationsChange::LowerCreations { count: 1 },
+            3 => ExpectationsChange::DeletionObserved { key: pod },
+            4 => ExpectationsChange::CreationObserved,
+            5 => ExpectationsChange::Delete,
+            6 => ExpectationsChange::Set { add: 1, del: 2 },
+            7 => ExpectationsChange::Lower { add: 1, del: 1 },
+            _ => ExpectationsChange::Raise { add: 1, del: 0 },
+        };
+        let owner = next(owner_keys.len() as u64);
+        let at = if step % 3 == 0 { later } else { now };
+        table.apply(owner_keys[owner], std::slice::from_ref(&change), at);
+        values[owner] = change.apply(std::mem::take(&mut values[owner]), at);
+        for (key, value) in owner_keys.iter().zip(&values) {
+            assert_eq!(&table.get(key), value, "{key} after step {step}");
+            assert_eq!(table.satisfied(key, later), value.satisfied(later));
+        }
+        let recorded = values.iter().filter(|v| v.record().is_some()).count();
+        assert_eq!(table.len(), recorded);
+        most = most.max(recorded);
+    }
+    assert_eq!(most, owner_keys.len(), "every owner had a record at once");
+    assert!(table.get("nowhere/x").record().is_none());
+    assert!(table.satisfied("nowhere/x", now));
+    let kept = owner_keys
+        .iter()
+        .filter(|k| table.get(k).record().is_some())
+        .count();
+    assert_eq!(kept, table.len());
+    for key in owner_keys {
+        table.remove(key);
+    }
+    assert!(table.is_empty());
+}

@@ -77,7 +77,16 @@ export interface RawAnswer {
   body: string;
 }
 
-/** A request by path (`/apis/…`) through a client: its bucket, user agent, pool and counting. */
+/** A request body already written as JSON text (sent as it is, not stringified again). */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * A request by path (`/apis/…`) through a client: its bucket, user agent, pool and
+ * counting. `body` is written as JSON, unless it is {@link JsonText} (one text sent by many
+ * requests, as a sync's pod creates: written once, not once per pod).
+ */
 export type RawRequest = (method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", path: string, body?: unknown, contentType?: string) => Promise<RawAnswer>;
 
 export interface Clients {
@@ -96,7 +105,7 @@ function rawRequests(kc: KubeConfig, httpApi: HttpLibrary, userAgent: string): R
     ctx.setHeaderParam("Accept", "application/json");
     if (body !== undefined) {
       ctx.setHeaderParam("Content-Type", contentType ?? "application/json");
-      ctx.setBody(JSON.stringify(body));
+      ctx.setBody(body instanceof JsonText ? body.text : JSON.stringify(body));
     }
     await kc.applySecurityAuthentication(ctx);
     ctx.setHeaderParam("User-Agent", userAgent);

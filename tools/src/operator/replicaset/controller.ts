@@ -10,7 +10,7 @@ import { trimPod } from "../transform.js";
 import type { Access } from "../access.js";
 import { EventRecorder } from "../recorder.js";
 import { createdMeta } from "../metadata.js";
-import { apiError, patchOptions, statusError, type Clients, type OwnerResource } from "../kube.js";
+import { apiError, JsonText, patchOptions, statusError, type Clients, type OwnerResource } from "../kube.js";
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
 import { ControllerRateLimiter, WorkQueue, type RateLimiterOptions } from "../queue.js";
@@ -64,7 +64,6 @@ function rvNumber(rv: string | undefined): number | undefined {
 export class Controller {
   readonly engine: Engine;
   readonly queue: WorkQueue;
-  private readonly expectations = new Map<string, Expectations>();
   private readonly consistency = new Map<string, Consistency>();
   readonly recorder: EventRecorder;
   private podInformer: Informer<V1Pod> | undefined;
@@ -133,10 +132,7 @@ export class Controller {
   }
 
   private changeExpectations(k: string, changes: ExpectationsChange[], now: Date): void {
-    if (changes.length === 0) return;
-    const next = this.engine.applyExpectations(this.expectations.get(k) ?? null, changes, now);
-    if (next === null) this.expectations.delete(k);
-    else this.expectations.set(k, next);
+    this.engine.changeExpectations(k, changes, now);
   }
 
   private ownerEvent(e: InformerEvent<ReplicaSet>): void {
@@ -261,7 +257,7 @@ export class Controller {
     const owner = this.engine.getOwner(namespace, name);
     const log = this.o.log.with({ key: k });
     if (!owner) {
-      this.expectations.delete(k);
+      this.engine.forgetExpectations(k);
       this.consistency.delete(k);
       this.queue.forget(k);
       return "ok";
@@ -271,7 +267,6 @@ export class Controller {
     const uid = owner.metadata?.uid ?? "";
     const plan: SyncPlan = this.engine.planFor(namespace, name, {
       now,
-      expectations: this.expectations.get(k) ?? null,
       cacheIsFresh: this.cacheIsFresh(k, uid),
     });
     return this.execute(k, plan, owner, uid, now, log);
@@ -295,6 +290,8 @@ export class Controller {
       this.guard();
       this.changeExpectations(k, [manage.expectations], now);
       const creates: CallResult[] = [];
+      // Every create of the sync sends the same pod: its JSON text is written once.
+      const pod = new JsonText(JSON.stringify(manage.pod));
       for (let n = this.engine.nextBatch(manage, creates); n !== null; n = this.engine.nextBatch(manage, creates)) {
         if (!this.o.mayWrite()) {
           // No further batch without a fresh lease: the engine says what to take off the
@@ -302,7 +299,7 @@ export class Controller {
           this.changeExpectations(k, this.engine.abandonedExpectations(manage, creates), new Date());
           throw new NotLeader();
         }
-        const batch = await Promise.all(Array.from({ length: n }, () => this.createPod(namespace, manage.pod, k, uid)));
+        const batch = await Promise.all(Array.from({ length: n }, () => this.createPod(namespace, pod, k, uid)));
         creates.push(...batch);
       }
       outcome.creates = creates;
@@ -331,9 +328,9 @@ export class Controller {
       ...(outcome.deletes ? { deletedPods: (manage.action === "delete" ? manage.victims : []).map((v) => v.name) } : {}),
       statusWritten: done.status !== undefined && statusOk,
       ...(done.expectations.length ? { expectationChanges: done.expectations } : {}),
-      expectations: this.expectations.get(k) ?? null,
+      expectations: this.engine.expectationsOf(k),
       // R-40 as the next sync will see it (false: it waits for the watch, or the 5-minute TTL).
-      expectationsSatisfied: this.engine.expectationsSatisfied(this.expectations.get(k) ?? null, new Date()),
+      expectationsSatisfied: this.engine.expectationsSatisfied(k, new Date()),
       requeue: done.requeue.kind,
       ...(done.error ? { error: done.error } : {}),
     });
@@ -411,7 +408,7 @@ export class Controller {
    * the operator's CPU and much of its garbage. Of the answer only the name and the
    * resourceVersion are read (../metadata.ts).
    */
-  private async createPod(namespace: string, pod: Record<string, unknown>, k: string, uid: string): Promise<CallResult> {
+  private async createPod(namespace: string, pod: JsonText, k: string, uid: string): Promise<CallResult> {
     try {
       const r = await this.o.clients.raw("POST", `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods`, pod);
       if (r.code < 200 || r.code > 299) {

@@ -4,9 +4,11 @@
 // (a ReplicoreError) and keeps what it had, so a malformed pod never reaches a plan.
 // Besides the store, this module keeps the owners as the informer delivered them (the
 // operator needs their metadata for status writes and events) and nothing else; the host
-// keeps the expectations, the clock and the API calls (events: ../recorder.ts).
+// keeps the clock and the API calls (events: ../recorder.ts). The expectations live in
+// the engine too (an ExpectationsTable): a change crosses by owner key, the record (up to
+// a burst of pod keys while deleting) stays in wasm memory.
 
-import { Store, abandonedExpectations, applyExpectations, expectationsSatisfied, nextBatch } from "replicore";
+import { ExpectationsTable, Store, abandonedExpectations, nextBatch } from "replicore";
 import type {
   CallResult,
   ClaimOutcome,
@@ -29,13 +31,13 @@ export type { CallResult, ClaimOutcome, Completion, Config, EventDecision, Expec
 
 export interface PlanOptions {
   now: Date;
-  expectations?: Expectations;
   cacheIsFresh?: boolean;
 }
 
 /** The operator's view of the cluster, and the engine behind it. */
 export class Engine {
   private readonly store: Store;
+  private readonly expectations = new ExpectationsTable();
   private readonly owners = new Map<string, ReplicaSet>();
 
   constructor(readonly config: Config = {}) {
@@ -74,11 +76,14 @@ export class Engine {
     return decision;
   }
 
-  /** One sync's plan for the stored owner `namespace/name` (throws code NOT_FOUND if absent). */
+  /**
+   * One sync's plan for the stored owner `namespace/name`, with its expectations (throws
+   * code NOT_FOUND if absent).
+   */
   planFor(namespace: string, name: string, o: PlanOptions): SyncPlan {
     return this.store.planFor(namespace, name, {
       now: o.now,
-      expectations: o.expectations ?? null,
+      expectations: this.expectations.get(`${namespace}/${name}`),
       cacheIsFresh: o.cacheIsFresh ?? true,
     });
   }
@@ -104,15 +109,27 @@ export class Engine {
     return nextBatch(create, resultsSoFar);
   }
 
-  applyExpectations(current: Expectations, changes: ExpectationsChange[], now: Date): Expectations {
-    return applyExpectations(current, changes, now);
+  /** The changes, in order, to owner `key`'s expectations. */
+  changeExpectations(key: string, changes: ExpectationsChange[], now: Date): void {
+    if (changes.length > 0) this.expectations.apply(key, changes, now);
   }
 
-  expectationsSatisfied(current: Expectations, now: Date): boolean {
-    return expectationsSatisfied(current, now);
+  /** Owner `key`'s expectations (`null` when none are recorded). */
+  expectationsOf(key: string): Expectations {
+    return this.expectations.get(key);
+  }
+
+  expectationsSatisfied(key: string, now: Date): boolean {
+    return this.expectations.satisfied(key, now);
+  }
+
+  /** Owner `key`'s expectations forgotten (its owner is gone). */
+  forgetExpectations(key: string): void {
+    this.expectations.remove(key);
   }
 
   free(): void {
     this.store.free();
+    this.expectations.free();
   }
 }
