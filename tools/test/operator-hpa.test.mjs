@@ -213,7 +213,11 @@ test("an HPA on a Deployment: up from its pods' CPU to max (the legacy cap on th
   assert.equal(condition(up, "ScalingLimited").reason, "TooManyReplicas");
   assert.equal(up.status.currentMetrics[0].resource.name, "cpu");
   assert.ok(up.status.lastScaleTime);
-  const rescales = (await hpaEvents(api, "auto", "web")).filter((e) => e.reason === "SuccessfulRescale");
+  // Events are written after the scale and the status, by their own sink.
+  const rescales = await waitFor(async () => {
+    const r = (await hpaEvents(api, "auto", "web")).filter((e) => e.reason === "SuccessfulRescale");
+    return r.some((e) => /^New size: 6; reason: /.test(e.message)) ? r : undefined;
+  }, "the rescale events to 6");
   // Without a behavior the first step is capped at max(2 x 2, 4) = 4 (H-04), then max 6.
   assert.match(rescales[0].message, /^New size: 4; reason: cpu resource utilization \(percentage of request\) above target$/);
   assert.ok(rescales.some((e) => /^New size: 6; reason: /.test(e.message)));
@@ -376,7 +380,9 @@ test("flags: the HPA settings default to the engine's; bad values are usage erro
   // Below minReplicas: raised to 3 whatever the metrics say (H-43).
   await waitFor(async () => (await api.get(deployPath("solo", "web"))).spec.replicas === 3, "raised to min 3");
   await waitFor(async () => (await api.get(hpaPath("solo", "web"))).status?.desiredReplicas === 3, "desired 3 in the status");
-  const events = await hpaEvents(api, "solo", "web");
+  // The event is written after the scale and the status (its own sink, one at a time).
+  let events = [];
+  await waitFor(async () => (events = await hpaEvents(api, "solo", "web")).length > 0, "the rescale event");
   assert.equal(events[0].reason, "SuccessfulRescale");
   assert.equal(events[0].message, "New size: 3; reason: Current number of replicas below Spec.MinReplicas");
 });
