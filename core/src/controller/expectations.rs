@@ -304,12 +304,23 @@ impl ExpectationsTable {
         if changes.is_empty() {
             return;
         }
-        let mut e = Expectations(self.by_key.remove(key));
+        // A recorded key is changed in place: no key text is allocated per observed event.
+        let (mut e, slot) = match self.by_key.get_mut(key) {
+            Some(slot) => (Expectations(Some(take_record(slot))), Some(slot)),
+            None => (Expectations::none(), None),
+        };
         for c in changes {
             e = c.apply(e, now);
         }
-        if let Some(record) = e.0 {
-            self.by_key.insert(key.to_owned(), record);
+        match (e.0, slot) {
+            (Some(record), Some(slot)) => *slot = record,
+            (Some(record), None) => {
+                self.by_key.insert(key.to_owned(), record);
+            }
+            (None, Some(_)) => {
+                self.by_key.remove(key);
+            }
+            (None, None) => {}
         }
     }
 
@@ -332,4 +343,17 @@ impl ExpectationsTable {
     pub fn is_empty(&self) -> bool {
         self.by_key.is_empty()
     }
+}
+
+/// The record out of its slot, an empty one (allocating nothing) left in its place.
+fn take_record(slot: &mut ExpectationsRecord) -> ExpectationsRecord {
+    std::mem::replace(
+        slot,
+        ExpectationsRecord {
+            add: 0,
+            del: 0,
+            timestamp: slot.timestamp,
+            deletion_keys: BTreeSet::new(),
+        },
+    )
 }

@@ -341,6 +341,18 @@ pub fn kept_and_relabelled(owner: &Rs) -> [P; 2] {
     ]
 }
 
+/// the patch body with which `rs("web")` adopts `pod("orphan")`: only the new
+/// controller reference (the server merges it by uid) and the pod-UID precondition.
+pub fn web_adopts_orphan_patch() -> Value {
+    json!({"metadata": {
+        "ownerReferences": [{
+            "apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web", "uid": "uid-web",
+            "controller": true, "blockOwnerDeletion": true,
+        }],
+        "uid": "uid-orphan",
+    }})
+}
+
 pub fn build_pods(pods: &[P]) -> Vec<Pod> {
     pods.iter().map(P::build).collect()
 }

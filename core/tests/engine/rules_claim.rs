@@ -203,16 +203,7 @@ fn r31_adoption_keeps_a_non_controller_reference_by_strategic_merge() {
     assert_eq!(c.patch_type, STRATEGIC_MERGE_PATCH);
     // The body lists only the new controller reference (merged by uid), never the
     // pod's whole list, and carries the pod-UID precondition.
-    assert_eq!(
-        c.patch,
-        json!({"metadata": {
-            "ownerReferences": [{
-                "apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web", "uid": "uid-web",
-                "controller": true, "blockOwnerDeletion": true,
-            }],
-            "uid": "uid-orphan",
-        }})
-    );
+    assert_eq!(c.patch, web_adopts_orphan_patch());
     // Adoption and release share the patch type, as upstream's PatchPod sends both.
     let web2 = rs("web").replicas(1);
     let released = [healthy("relabelled", &web2).labels(json!({"app": "other"}))];

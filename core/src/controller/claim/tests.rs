@@ -57,16 +57,7 @@ fn r31_matching_orphan_is_adopted_with_the_controller_patch() -> TestResult {
     // so the orphan's non-controller reference stays beside the new controller.
     assert_eq!(c.patch_type, "application/strategic-merge-patch+json");
     assert_eq!(c.patch_type, STRATEGIC_MERGE_PATCH);
-    assert_eq!(
-        c.patch,
-        json!({"metadata": {
-            "ownerReferences": [{
-                "apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web", "uid": "uid-web",
-                "controller": true, "blockOwnerDeletion": true,
-            }],
-            "uid": "uid-orphan",
-        }})
-    );
+    assert_eq!(c.patch, web_adopts_orphan_patch());
     assert_eq!(
         c.patch,
         adopt_patch(&web.build(), &OwnerKind::replica_set(), &pods[1].build())
