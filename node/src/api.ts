@@ -19,6 +19,7 @@ import type {
   Expectations,
   ExpectationsChange,
   HostInput,
+  KubeEvent,
   LabelSelector,
   LiveOwner,
   SlowStartResult,
@@ -170,6 +171,22 @@ export function abandonedExpectations(manage: Manage, resultsSoFar: CallResult[]
  */
 export function nextBatch(create: CreatePlan, resultsSoFar: CallResult[]): number | null {
   return guard("", () => raw.nextBatch(json(create, "create"), json(resultsSoFar, "results")) ?? null);
+}
+
+/**
+ * The event a create call records on its owner, or `undefined` (a create refused because
+ * the namespace is terminating records none). Upstream records it as soon as the call
+ * returns: a host that sends a batch at once records each event when its answer comes.
+ * `Completion.events` holds the same events, in call order, for a host that records after
+ * the sync.
+ */
+export function createEvent(result: CallResult): KubeEvent | undefined {
+  return guard("", () => raw.createEvent(json(result, "result")) as KubeEvent | undefined);
+}
+
+/** The event the delete of pod `pod` (a victim's name) records on its owner when it returns, or `undefined` (the pod was already gone). */
+export function deleteEvent(pod: string, result: CallResult): KubeEvent | undefined {
+  return guard("", () => raw.deleteEvent(pod, json(result, "result")) as KubeEvent | undefined);
 }
 
 /** The scale-down order, first to go first, each pod with the rule that placed it. */

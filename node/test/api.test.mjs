@@ -130,6 +130,8 @@ test("the instance keeps working after garbage input", () => {
     () => onPodEvent({ type: "exploded", object: {} }, []),
     () => replicore.applyExpectations({ add: "x" }, [], NOW),
     () => replicore.nextBatch(null, null),
+    () => replicore.createEvent({ result: "maybe" }),
+    () => replicore.deleteEvent(5, { result: "ok" }),
     () => replicore.selectorMatches({ matchExpressions: [{ key: "a", operator: "Gt" }] }, {}),
   ];
   for (const g of garbage) {
@@ -237,4 +239,25 @@ test("ExpectationsTable keeps each owner's expectations by key, as applyExpectat
   } finally {
     table.free();
   }
+});
+
+test("each pod call's event is the one the completion lists for it, in call order (R-61)", () => {
+  const owner = { apiVersion: "apps/v1", kind: "ReplicaSet", metadata: { name: "web", namespace: "shop", uid: "u-1" }, spec: { replicas: 3, selector: { matchLabels: { app: "web" } }, template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "c", image: "nginx" }] } } } };
+  const p = plan({ now: NOW, owner, pods: [] });
+  assert.equal(p.manage.action, "create");
+  const results = [];
+  for (let n = replicore.nextBatch(p.manage, results); n !== null; n = replicore.nextBatch(p.manage, results)) {
+    for (let i = 0; i < n; i++) {
+      const k = results.length;
+      results.push(k === 1 ? { result: "error", reason: "Forbidden", message: "exceeded quota", code: 403 } : { result: "ok", name: `web-${k}` });
+    }
+  }
+  const each = results.map((r) => replicore.createEvent(r));
+  assert.deepStrictEqual(each[0], { type: "Normal", reason: "SuccessfulCreate", message: "Created pod: web-0" });
+  assert.deepStrictEqual(each[1], { type: "Warning", reason: "FailedCreate", message: "Error creating: exceeded quota" });
+  assert.deepStrictEqual(complete(p, { creates: results }).events, each.filter((e) => e !== undefined));
+  const terminating = { result: "error", reason: "Forbidden", message: "being terminated", code: 403, causes: ["NamespaceTerminating"] };
+  assert.equal(replicore.createEvent(terminating), undefined);
+  assert.deepStrictEqual(replicore.deleteEvent("web-0", { result: "ok" }), { type: "Normal", reason: "SuccessfulDelete", message: "Deleted pod: web-0" });
+  assert.equal(replicore.deleteEvent("web-0", { result: "error", reason: "NotFound", message: "gone", code: 404 }), undefined);
 });

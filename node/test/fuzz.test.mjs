@@ -150,6 +150,8 @@ test("10,000 random calls over every export answer with a value or a ReplicoreEr
     completeInput: () => replicore.completeInput(arg(input), arg({ creates: [] }), arg(undefined)),
     abandonedExpectations: () => replicore.abandonedExpectations(arg(pick([() => replicore.plan(scaleUp).manage, () => replicore.plan(input).manage])()), arg([{ result: "ok" }])),
     nextBatch: () => replicore.nextBatch(arg({ count: 3, batches: [1, 2] }), arg([{ result: "ok" }])),
+    createEvent: () => replicore.createEvent(arg(pick([() => ({ result: "ok", name: "web-1" }), () => ({ result: "error", reason: "Forbidden", message: "no" })])())),
+    deleteEvent: () => replicore.deleteEvent(arg("web-1"), arg({ result: "error", reason: "NotFound", message: "gone", code: 404 })),
     rankPods: () => replicore.rankPods(arg(pods), arg({ now: NOW })),
     onPodEvent: () => replicore.onPodEvent(arg({ type: "added", object: pods[0] }), arg(owners), arg(undefined)),
     onOwnerEvent: () => replicore.onOwnerEvent(arg({ type: "added", object: owner })),

@@ -26,6 +26,25 @@ async function eventsOf(api, ns, uid) {
   return { items, created: by("SuccessfulCreate"), deleted: by("SuccessfulDelete") };
 }
 
+test("each create's Event is recorded when its call returns, before the sync's later batches (R-61, as upstream's pod control)", async () => {
+  // Every request takes 50 ms; slow start sends 15 creates in batches of 1, 2, 4 and 8.
+  // The first create's Event is written while batches 2..4 are still to come, so it is
+  // stored before the last pod: its resourceVersion (one counter for every object of the
+  // dev-server) is lower. Recorded after the sync, every Event would come after every pod.
+  const dev = await devServer();
+  servers.push(dev);
+  const { api } = dev;
+  dev.server.faults.set({ latencyMs: 50 });
+  const rs = await api.post(rsPath("shop"), replicaSet("web", 15));
+  const op = operator(dev.url);
+  ops.push(op);
+  await waitFor(async () => (await eventsOf(api, "shop", rs.metadata.uid)).created.count === 15, "15 SuccessfulCreate counted");
+  const rv = (o) => Number(o.metadata.resourceVersion);
+  const lastPod = Math.max(...(await pods(api, "shop")).map(rv));
+  const firstEvent = Math.min(...(await eventsOf(api, "shop", rs.metadata.uid)).created.objects.filter((e) => e.count === 1).map(rv));
+  assert.ok(firstEvent < lastPod, `the first Event (rv ${firstEvent}) is stored before the last pod (rv ${lastPod})`);
+});
+
 test("scale 0 -> 20 -> 5 writes the Events upstream writes: 20 SuccessfulCreate (9 + one combined, count 11), 5 SuccessfulDelete, 10 deletes dropped", async () => {
   const dev = await devServer({ kubelet: { scheduleDelayMs: 0, runDelayMs: 0, readyDelayMs: 0, nodes: 2 } });
   servers.push(dev);

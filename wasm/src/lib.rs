@@ -58,7 +58,7 @@ use wasm_bindgen::prelude::*;
 // and `JsonInput` are declared in `deployment`'s section.
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &str = r#"
-import type { ClaimOutcome, Completion, Config, Correlated, Correlation, EventCorrelatorSize, EventCorrelatorState, EventDecision, EventToRecord, Expectations, ExpectationsChange, CreatePlan, CallResult, KubeObject, QueueLimits, LabelSelector, LiveOwner, Manage, RankedPod, RankOptions, RecordedEvent, ReplicaSetStatus, SlowStartResult, StatusInput, StorePlanOptions, StoreSize, SyncInput, SyncOutcome, SyncPlan, Time } from "../generated/index.js";
+import type { ClaimOutcome, Completion, Config, Correlated, Correlation, EventCorrelatorSize, EventCorrelatorState, EventDecision, EventToRecord, Expectations, ExpectationsChange, CreatePlan, CallResult, KubeEvent, KubeObject, QueueLimits, LabelSelector, LiveOwner, Manage, RankedPod, RankOptions, RecordedEvent, ReplicaSetStatus, SlowStartResult, StatusInput, StorePlanOptions, StoreSize, SyncInput, SyncOutcome, SyncPlan, Time } from "../generated/index.js";
 import type { FieldTree } from "../pod-json.js";
 import type { DefaultConfig, StoreEvent, WatchEvent } from "../types.js";
 "#;
@@ -217,6 +217,32 @@ pub fn next_batch(
     let create: CreatePlan = object(&create, "create")?;
     let results: Vec<CallResult> = any(&results, "results")?;
     Ok(create.next_batch(&results))
+}
+
+/// `createEvent(resultJson)`: the event a create call records on its owner when it
+/// returns, or `undefined` (R-61, R-53).
+#[wasm_bindgen(js_name = createEvent, unchecked_return_type = "KubeEvent | undefined")]
+pub fn create_event(
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<CallResult>")] result: JsValue,
+) -> JsResult {
+    let result: CallResult = object(&result, "result")?;
+    event_or_undefined(replicore::replicaset::create_event(&result))
+}
+
+/// `deleteEvent(pod, resultJson)`: the event the delete of pod `pod` (a victim's name)
+/// records on its owner when it returns, or `undefined` (R-61).
+#[wasm_bindgen(js_name = deleteEvent, unchecked_return_type = "KubeEvent | undefined")]
+pub fn delete_event(
+    #[wasm_bindgen(unchecked_param_type = "string")] pod: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "JsonInput<CallResult>")] result: JsValue,
+) -> JsResult {
+    let pod = convert::string(&pod, "pod")?;
+    let result: CallResult = object(&result, "result")?;
+    event_or_undefined(replicore::replicaset::delete_event(&pod, &result))
+}
+
+fn event_or_undefined(event: Option<replicore::replicaset::Event>) -> JsResult {
+    event.map_or(Ok(JsValue::UNDEFINED), |e| to_js(&e))
 }
 
 /// `selectorMatches(selectorJson, labelsJson)`: R-10..R-12. A nil selector matches

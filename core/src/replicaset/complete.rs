@@ -107,16 +107,13 @@ pub fn complete(plan: &SyncPlan, outcome: &SyncOutcome) -> Result<Completion> {
             outcome_len("deletes", outcome.deletes.len(), d.victims.len())?;
             for (v, r) in d.victims.iter().zip(&outcome.deletes) {
                 let key = format!("{}/{}", v.namespace, v.name);
+                done.events.extend(events::delete_event(&v.name, r));
                 match r {
-                    CallResult::Ok { .. } => {
-                        done.deleted += 1;
-                        done.events.push(events::deleted(&v.name));
-                    }
+                    CallResult::Ok { .. } => done.deleted += 1,
                     CallResult::Error(e) => {
                         done.expectations
                             .push(ExpectationsChange::DeletionObserved { key });
                         if !e.is_not_found() {
-                            done.events.push(events::delete_failed(&e.message));
                             manage_error.get_or_insert_with(|| {
                                 format!("unable to delete pods: {}", e.message)
                             });
@@ -196,15 +193,11 @@ fn judge_creates(
     done.create_calls = run.calls;
     let mut first_error = None;
     for r in results {
+        done.events.extend(events::create_event(r));
         match r {
-            CallResult::Ok { name } => {
-                done.created += 1;
-                done.events
-                    .push(events::created(name.as_deref().unwrap_or("")));
-            }
+            CallResult::Ok { .. } => done.created += 1,
             CallResult::Error(e) if e.is_namespace_terminating() => {}
             CallResult::Error(e) => {
-                done.events.push(events::create_failed(&e.message));
                 first_error.get_or_insert_with(|| e.message.clone());
             }
             CallResult::Skipped => {

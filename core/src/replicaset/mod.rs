@@ -19,7 +19,7 @@
 //! | [`owner`] | R-20..R-22, R-34, R-45: the pods a sync looks at, the related pods |
 //! | [`template`] | §9a: the pod a create sends |
 //! | [`handlers`] | R-90..R-95: watch events |
-//! | `events.rs` | the event reasons and messages recorded |
+//! | `events.rs` | R-61: the event each pod call records, its reason and message |
 //! | `digest.rs` | the per-pod values ranking compares, computed once per pod ([`PodDigest`], [`Pods`]) |
 //! | `store.rs` | the objects of a host that streams watch events ([`Store`]) |
 //!
@@ -44,6 +44,7 @@ pub mod template;
 
 pub use complete::complete;
 pub use digest::{Digested, PodDigest, Pods};
+pub use events::{create_event, delete_event};
 pub use handlers::{on_owner_event, on_pod_event, EventDecision, OwnerEvent, PodEvent};
 #[cfg(feature = "explain")]
 pub(crate) use plan::claimed_pods;

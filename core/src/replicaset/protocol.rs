@@ -396,6 +396,9 @@ pub struct Completion {
     pub error: Option<String>,
     /// What to do with the key when the status write (if any) succeeds.
     pub requeue: Requeue,
-    /// The events to record on the owner (C-8).
+    /// The events to record on the owner (C-8): one per create and delete call, in call
+    /// order. A host that records each call's event when the call returns
+    /// ([`create_event`](super::create_event), [`delete_event`](super::delete_event), as
+    /// upstream does) has recorded all of them already.
     pub events: Vec<Event>,
 }

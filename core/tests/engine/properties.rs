@@ -21,8 +21,8 @@ use serde_json::{json, Value};
 use prop_support::*;
 use replicore::claim::ClaimKind;
 use replicore::model::{Pod, ReplicaSet};
-use replicore::replicaset::rank;
 use replicore::replicaset::slowstart;
+use replicore::replicaset::{create_event, delete_event, rank};
 use replicore::{
     complete, input, plan, pods, CallResult, Completion, Config, Expectations, ExpectationsRecord,
     FeatureGates, Idle, LiveOwner, Manage, RankRule, SyncInput, SyncOutcome, SyncPlan, Time,
@@ -493,6 +493,13 @@ proptest! {
                 prop_assert_eq!(done.error.is_some(), hard_failure);
             }
         }
+        // the completion's events are the calls' own events, in call order.
+        let each: Vec<_> = match &host.manage {
+            Manage::Nothing { .. } => Vec::new(),
+            Manage::Create(_) => out.creates.iter().filter_map(create_event).collect(),
+            Manage::Delete(d) => d.victims.iter().zip(&out.deletes).filter_map(|(v, r)| delete_event(&v.name, r)).collect(),
+        };
+        prop_assert_eq!(&done.events, &each);
         if done.error.is_some() {
             prop_assert!(matches!(done.requeue, replicore::Requeue::RateLimited { .. }), "an error must requeue rate-limited: {:?}", done.requeue);
         }

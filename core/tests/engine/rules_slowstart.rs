@@ -1,6 +1,7 @@
 //! Scale up (§9a): burst (C-1, R-50), expectations before creating, slow start
 //! (C-2, R-52), NamespaceTerminating (R-53, E-11), skipped creations, the created
-//! pod (`GetPodFromTemplate`, upstream C3). Upstream A3, A25; suggested vector E6.
+//! pod (`GetPodFromTemplate`, upstream C3), the event each create and delete call records
+//! . Upstream A3, A25; suggested vector E6.
 //! Moved here from the in-module tests of `slowstart.rs`.
 
 use crate::common;
@@ -10,7 +11,7 @@ use replicore::outcome::{ApiError, CallResult, SyncOutcome};
 use replicore::replicaset::slowstart::{
     batch_sizes, run, SlowStartResult, SLOW_START_INITIAL_BATCH_SIZE,
 };
-use replicore::replicaset::template;
+use replicore::replicaset::{create_event, delete_event, template, Event};
 use replicore::{plan, Config, Expectations, ExpectationsChange, OwnerKind};
 use replicore::{CreatePlan, Idle, Requeue};
 use serde_json::json;
@@ -489,4 +490,73 @@ fn r59_abandoned_delete_step_observes_the_victims_not_deleted() {
 fn input_of_idle() -> replicore::SyncInput {
     let owner = rs("web").replicas(1);
     input(&owner, &[healthy("a", &owner)]).build()
+}
+
+/// each pod call records its own event when it returns: a created pod, by the name
+/// the server gave it; a failed create, with the server's message, except when the
+/// namespace is terminating; a deleted pod, by the victim's name; a failed delete,
+/// except when the pod was already gone.
+#[test]
+fn r61_each_pod_call_records_its_event() {
+    let ev = |type_: &str, reason: &str, message: &str| Event {
+        type_: type_.into(),
+        reason: reason.into(),
+        message: message.into(),
+    };
+    assert_eq!(
+        create_event(&CallResult::created("web-x7k2p")),
+        Some(ev("Normal", "SuccessfulCreate", "Created pod: web-x7k2p"))
+    );
+    assert_eq!(
+        create_event(&quota_exceeded()),
+        Some(ev(
+            "Warning",
+            "FailedCreate",
+            "Error creating: pods \"x\" is forbidden: exceeded quota"
+        ))
+    );
+    assert_eq!(create_event(&namespace_terminating()), None);
+    assert_eq!(create_event(&CallResult::Skipped), None);
+    assert_eq!(
+        delete_event("web-a", &CallResult::ok()),
+        Some(ev("Normal", "SuccessfulDelete", "Deleted pod: web-a"))
+    );
+    assert_eq!(
+        delete_event("web-a", &CallResult::created("another-name")),
+        Some(ev("Normal", "SuccessfulDelete", "Deleted pod: web-a")),
+        "a delete names the victim, whatever the answer says"
+    );
+    let gone = CallResult::Error(ApiError {
+        reason: "NotFound".into(),
+        message: "pods \"web-b\" not found".into(),
+        code: Some(404),
+        causes: vec![],
+    });
+    assert_eq!(delete_event("web-b", &gone), None);
+    assert_eq!(
+        delete_event("web-c", &CallResult::error("Forbidden", "no")),
+        Some(ev("Warning", "FailedDelete", "Error deleting: no"))
+    );
+
+    // The completion lists the same events in call order, for a host that records after
+    // the sync: here 1 + 2 calls, the second failing.
+    let owner = rs("web").replicas(3);
+    let p = plan(&input(&owner, &[]).build(), &Config::default()).expect("plan");
+    let results = drive(create_plan(&p.manage), |i| {
+        if i == 1 {
+            quota_exceeded()
+        } else {
+            CallResult::created(format!("web-{i}"))
+        }
+    });
+    let done = finish(
+        &p,
+        &SyncOutcome {
+            creates: results.clone(),
+            ..SyncOutcome::default()
+        },
+    );
+    let each: Vec<Event> = results.iter().filter_map(create_event).collect();
+    assert_eq!(each.len(), 3);
+    assert_eq!(done.events, each);
 }

@@ -47,6 +47,9 @@ error?: string,
  */
 requeue: Requeue, 
 /**
- * The events to record on the owner (C-8).
+ * The events to record on the owner (C-8): one per create and delete call, in call
+ * order (R-61). A host that records each call's event when the call returns
+ * ([`create_event`](super::create_event), [`delete_event`](super::delete_event), as
+ * upstream does) has recorded all of them already.
  */
 events: Array<KubeEvent>, };

@@ -299,14 +299,14 @@ export class Controller {
           this.changeExpectations(k, this.engine.abandonedExpectations(manage, creates), new Date());
           throw new NotLeader();
         }
-        const batch = await Promise.all(Array.from({ length: n }, () => this.createPod(namespace, pod, k, uid)));
+        const batch = await Promise.all(Array.from({ length: n }, () => this.createPod(namespace, pod, k, uid, owner)));
         creates.push(...batch);
       }
       outcome.creates = creates;
     } else if (manage.action === "delete") {
       this.guard();
       this.changeExpectations(k, [manage.expectations], now);
-      outcome.deletes = await Promise.all(manage.victims.map((v) => this.deletePod(v.namespace, v.name)));
+      outcome.deletes = await Promise.all(manage.victims.map((v) => this.deletePod(v.namespace, v.name, owner)));
     }
 
     // 3. What it means.
@@ -314,7 +314,7 @@ export class Controller {
     this.changeExpectations(k, done.expectations, new Date());
     let statusOk = true;
     if (done.status) statusOk = await this.writeStatus(k, owner, done, log);
-    for (const ev of done.events) this.recordEvent(owner, ev);
+    // done.events are the calls' own events (R-61), recorded as each call returned.
     log.info("synced", {
       action: done.manage.action,
       ...(done.manage.action === "nothing" ? { why: done.manage.why } : {}),
@@ -408,7 +408,22 @@ export class Controller {
    * the operator's CPU and much of its garbage. Of the answer only the name and the
    * resourceVersion are read (../metadata.ts).
    */
-  private async createPod(namespace: string, pod: JsonText, k: string, uid: string): Promise<CallResult> {
+  private async createPod(namespace: string, pod: JsonText, k: string, uid: string, owner: ReplicaSet): Promise<CallResult> {
+    const result = await this.sendCreate(namespace, pod, k, uid);
+    // As upstream's pod control: the call's event is recorded as soon as it returns (R-61).
+    const ev = this.engine.createEvent(result);
+    if (ev) this.recordEvent(owner, ev);
+    return result;
+  }
+
+  private async deletePod(namespace: string, name: string, owner: ReplicaSet): Promise<CallResult> {
+    const result = await this.sendDelete(namespace, name);
+    const ev = this.engine.deleteEvent(name, result);
+    if (ev) this.recordEvent(owner, ev);
+    return result;
+  }
+
+  private async sendCreate(namespace: string, pod: JsonText, k: string, uid: string): Promise<CallResult> {
     try {
       const r = await this.o.clients.raw("POST", `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods`, pod);
       if (r.code < 200 || r.code > 299) {
@@ -425,7 +440,7 @@ export class Controller {
     }
   }
 
-  private async deletePod(namespace: string, name: string): Promise<CallResult> {
+  private async sendDelete(namespace: string, name: string): Promise<CallResult> {
     try {
       const r = await this.o.clients.raw("DELETE", `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(name)}`);
       if (r.code < 200 || r.code > 299) {

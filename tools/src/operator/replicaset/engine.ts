@@ -8,7 +8,7 @@
 // the engine too (an ExpectationsTable): a change crosses by owner key, the record (up to
 // a burst of pod keys while deleting) stays in wasm memory.
 
-import { ExpectationsTable, Store, abandonedExpectations, nextBatch } from "replicore";
+import { ExpectationsTable, Store, abandonedExpectations, createEvent, deleteEvent, nextBatch } from "replicore";
 import type {
   CallResult,
   ClaimOutcome,
@@ -18,6 +18,7 @@ import type {
   EventDecision,
   Expectations,
   ExpectationsChange,
+  KubeEvent,
   LiveOwner,
   Manage,
   Pod,
@@ -107,6 +108,16 @@ export class Engine {
 
   nextBatch(create: CreatePlan, resultsSoFar: CallResult[]): number | null {
     return nextBatch(create, resultsSoFar);
+  }
+
+  /** The event a create call records when it returns (R-61), if any. */
+  createEvent(result: CallResult): KubeEvent | undefined {
+    return createEvent(result);
+  }
+
+  /** The event the delete of pod `pod` records when it returns (R-61), if any. */
+  deleteEvent(pod: string, result: CallResult): KubeEvent | undefined {
+    return deleteEvent(pod, result);
   }
 
   /** The changes, in order, to owner `key`'s expectations. */
