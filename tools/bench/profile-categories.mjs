@@ -4,7 +4,7 @@
 // client, a wasm function as the engine). Used for the operator's breakdown in
 // docs/performance.md:
 //
-//   OPERATOR_NODE_ARGS="--max-semi-space-size=1 --heap-growing-percent=20 --cpu-prof --cpu-prof-dir=/tmp/prof" \
+//   OPERATOR_NODE_ARGS="--max-semi-space-size=4 --heap-growing-percent=20 --cpu-prof --cpu-prof-dir=/tmp/prof" \
 //     EVENT_SECONDS=0 SCALE_DOWN=0 node tools/bench/operator.mjs
 //   node tools/bench/profile-categories.mjs "$(ls -S /tmp/prof/*.cpuprofile | head -1)"
 //

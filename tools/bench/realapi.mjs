@@ -16,9 +16,10 @@
 // (Node flags of the operator; default the shipped ones, "none" for Node's defaults),
 // OPERATOR_CLI (another build's dist/cli.js), CPU_PROF=DIR (the operator runs under
 // --cpu-prof, its profile written to DIR), OPERATOR_OUT=FILE (the operator's standard output,
-// e.g. with OPERATOR_NODE_ARGS="... --trace-gc").
+// e.g. with OPERATOR_NODE_ARGS="... --trace-gc"), EVENTS_OUT=FILE (the Events written, with their
+// reasons, counts and timestamps, as JSON).
 import { spawn } from "node:child_process";
-import { openSync } from "node:fs";
+import { openSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { shippedNodeCommand } from "../test/operator-helpers.mjs";
 import { connect } from "./kube-http.mjs";
@@ -63,6 +64,7 @@ async function events() {
   let combined = 0;
   let counted = 0;
   let cont = "";
+  const all = [];
   do {
     const page = await must("GET", `/api/v1/namespaces/${NS}/events?limit=500${cont ? `&continue=${encodeURIComponent(cont)}` : ""}`);
     for (const e of page.items) {
@@ -70,9 +72,11 @@ async function events() {
       reasons[e.reason] = (reasons[e.reason] ?? 0) + 1;
       if (e.message?.startsWith("(combined from similar events)")) combined++;
       counted += e.count ?? 1;
+      if (process.env.EVENTS_OUT) all.push({ object: e.involvedObject?.name, reason: e.reason, count: e.count, first: e.firstTimestamp, last: e.lastTimestamp, created: e.metadata?.creationTimestamp, message: e.message });
     }
     cont = page.metadata.continue;
   } while (cont);
+  if (process.env.EVENTS_OUT) writeFileSync(process.env.EVENTS_OUT, JSON.stringify({ phases, events: all }, null, 1));
   return { total, reasons, combined, counted };
 }
 
@@ -119,6 +123,7 @@ const per = Math.floor(PODS / OWNERS);
 const scale = (n, replicas) => must("PATCH", `${rsPath(n)}/scale`, { spec: { replicas } }, "application/merge-patch+json");
 const cpu0 = cpuSeconds(pid);
 const t0 = performance.now();
+const phases = { createFrom: new Date().toISOString() };
 await Promise.all(names.map((n, i) => scale(n, per + (i < PODS - per * OWNERS ? 1 : 0))));
 await waitFor(() => pods.count >= PODS, () => `${PODS} pods (the watch saw ${pods.count}; reopened ${pods.reopened()}, errors ${pods.errors})`);
 const createSeconds = (pods.lastAdded - t0) / 1000;
@@ -136,6 +141,7 @@ const rssAfterCreate = rssBytes(pid);
 const keep = Math.floor(PODS / 5);
 const perDown = Math.floor(keep / OWNERS);
 const d0 = performance.now();
+phases.deleteFrom = new Date().toISOString();
 const dcpu0 = cpuSeconds(pid);
 await Promise.all(names.map((n) => scale(n, perDown)));
 await waitFor(() => pods.count <= perDown * OWNERS, () => `${perDown * OWNERS} pods (the watch saw ${pods.count}; reopened ${pods.reopened()}, errors ${pods.errors})`);

@@ -1,5 +1,5 @@
 // The operator's HTTP library under client-node (tools/src/operator/http.ts): each request
-// sent with undici's `request` on client-node's dispatcher; the same exchange as
+// sent with undici's `dispatch` on client-node's dispatcher; the same exchange as
 // client-node's fetch-based library (method, path and query, headers, body; the answer's
 // status, headers and body, readable as text or bytes), and client-node's own library for
 // what it cannot send.

@@ -1,34 +1,51 @@
 // The HTTP library under the operator's client-node API clients (client-node's own
 // extension point, `wrapHttpLibrary`): each request goes straight to the undici
 // dispatcher client-node chose for it (its connection pool; the process's global one
-// for a plain-http server), with undici's `request` instead of `fetch`. client-node's
-// default library runs every call through WHATWG fetch (Request, Headers, web streams,
-// an AbortSignal per call); `request` does the same exchange with a fraction of the
-// work and garbage, which is most of the operator's CPU per pod create. Watches keep
-// client-node's own path (`Watch`).
+// for a plain-http server), through the dispatcher's `dispatch` with a handler that
+// gathers the answer's bytes. client-node's default library runs every call through
+// WHATWG fetch (Request, Headers, web streams, an AbortSignal per call); undici's
+// `request` still wraps each answer in a Node stream; `dispatch` does the same exchange
+// with neither (about a fifth less CPU per pod create than `request` on a real API
+// server, docs/performance.md). Watches keep client-node's own path (`Watch`).
 //
-// At most MAX_IN_FLIGHT requests of one pool are on the wire at once (and as many Event
-// writes beside them, see `gates`); further ones wait here. undici opens a connection for every request that finds none idle: with 1,000
-// creates in flight the operator held 400 connections to the API server (each one a TLS
-// handshake on a real cluster, an HTTP parser, socket buffers), where
-// kube-controller-manager multiplexes its requests over one HTTP/2 connection.
+// At most MAX_IN_FLIGHT requests of one pool are on the wire at once; further ones wait
+// here, first come first served. undici opens a connection for every request that finds
+// none idle: with 1,000 creates in flight the operator held 400 connections to the API
+// server (each one a TLS handshake on a real cluster, an HTTP parser, socket buffers),
+// where kube-controller-manager multiplexes its requests over one HTTP/2 connection.
+// Event writes wait in the same line as the pod creates: kube-controller-manager's
+// event writes go out on that connection among the creates in flight, and the API server
+// answers them as late as it answers those; so its event sink writes as few events during
+// a burst as the operator's does when its writes wait behind the queued creates (given a
+// line of their own, the operator's sink wrote two to three times as many Events as
+// kube-controller-manager's for the same scale-up and scale-down).
 
 import { ResponseContext, type RequestContext } from "@kubernetes/client-node";
 
 /** What the operator needs of an undici dispatcher (client-node's Agent, or the global one). */
 export interface Dispatcher {
-  request(o: {
-    origin: string;
-    path: string;
-    method: string;
-    headers?: Record<string, string>;
-    body?: string | Buffer | Uint8Array | null;
-    signal?: AbortSignal | null;
-  }): Promise<{
-    statusCode: number;
-    headers: Record<string, string | string[] | undefined>;
-    body: AsyncIterable<Buffer> & { text(): Promise<string>; arrayBuffer(): Promise<ArrayBuffer>; destroy(err?: Error): void };
-  }>;
+  dispatch(
+    o: {
+      origin: string;
+      path: string;
+      method: string;
+      headers?: Record<string, string>;
+      body?: string | Buffer | Uint8Array | null;
+    },
+    handler: Handler,
+  ): boolean;
+}
+
+/**
+ * undici's dispatch handler, in the form both its 6.x (Node's own) and 7.x (client-node's)
+ * lines call: raw header pairs, chunks, then completion or an error.
+ */
+interface Handler {
+  onConnect(abort: (err?: Error) => void): void;
+  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void, statusText: string): boolean;
+  onData(chunk: Buffer): boolean;
+  onComplete(trailers: unknown): void;
+  onError(err: Error): void;
 }
 
 /** undici's process-wide dispatcher (set when undici is loaded; client-node loads it). */
@@ -37,17 +54,17 @@ function globalDispatcher(): Dispatcher | undefined {
   return g[Symbol.for("undici.globalDispatcher.1")];
 }
 
-function hasRequest(d: unknown): d is Dispatcher {
-  return typeof d === "object" && d !== null && typeof (d as { request?: unknown }).request === "function";
+function canDispatch(d: unknown): d is Dispatcher {
+  return typeof d === "object" && d !== null && typeof (d as { dispatch?: unknown }).dispatch === "function";
 }
 
 /**
  * The dispatcher a client-node request goes through: the one its authentication set (the
- * client's pool), else undici's global one (plain http); undefined if neither can `request`.
+ * client's pool), else undici's global one (plain http); undefined if neither can `dispatch`.
  */
 export function dispatcherOf(req: RequestContext): Dispatcher | undefined {
   const d = req.getDispatcher() ?? globalDispatcher();
-  return hasRequest(d) ? d : undefined;
+  return canDispatch(d) ? d : undefined;
 }
 
 /** Requests of one connection pool on the wire at once (the rest wait their turn, in order). */
@@ -76,24 +93,62 @@ export class Gate {
   }
 }
 
-/**
- * A pool's gates: one for Event writes, one for every other request. A controller's event
- * sink writes one event at a time and drops what its queue cannot hold meanwhile; behind
- * hundreds of pod creates waiting at one gate, each event write waited for them all and
- * the sink dropped most events. kube-controller-manager's event writes share the client's
- * token bucket but not a queue: its HTTP/2 connection carries them beside the creates.
- */
-const gates = new WeakMap<object, { events: Gate; requests: Gate }>();
+/** Each pool's gate (one line for every request of the pool, event writes included). */
+const gates = new WeakMap<object, Gate>();
 
-/** An Event create or update (core/v1 or events.k8s.io), by its path. */
-export function isEventWrite(method: string, pathname: string): boolean {
-  return method !== "GET" && /\/events(\/[^/]+)?$/.test(pathname);
+function gateOf(dispatcher: object): Gate {
+  let gate = gates.get(dispatcher);
+  if (!gate) gates.set(dispatcher, (gate = new Gate(MAX_IN_FLIGHT)));
+  return gate;
 }
 
-function gateOf(dispatcher: object, method: string, pathname: string): Gate {
-  let pair = gates.get(dispatcher);
-  if (!pair) gates.set(dispatcher, (pair = { events: new Gate(MAX_IN_FLIGHT), requests: new Gate(MAX_IN_FLIGHT) }));
-  return isEventWrite(method, pathname) ? pair.events : pair.requests;
+/** An answer as it came: status, headers (a repeated one joined by ", ") and body. */
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  bytes: Buffer;
+}
+
+/** Sends one request through `dispatcher`; resolves when the answer's last byte is in. */
+function exchange(dispatcher: Dispatcher, o: Parameters<Dispatcher["dispatch"]>[0], signal: AbortSignal | null): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const answer: Answer = { status: 0, headers: {}, bytes: Buffer.alloc(0) };
+    let abortCall: ((err?: Error) => void) | undefined;
+    const onAbort = (): void => abortCall?.(signal?.reason instanceof Error ? signal.reason : new Error("This operation was aborted"));
+    const settle = (): void => signal?.removeEventListener("abort", onAbort);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    dispatcher.dispatch(o, {
+      onConnect(abort) {
+        abortCall = abort;
+        if (signal?.aborted) onAbort();
+      },
+      onHeaders(statusCode, raw) {
+        answer.status = statusCode;
+        for (let i = 0; i + 1 < raw.length; i += 2) {
+          const name = String(raw[i]).toLowerCase();
+          const v = raw[i + 1] as Buffer | Buffer[];
+          const value = Array.isArray(v) ? v.map(String).join(", ") : String(v);
+          const had = answer.headers[name];
+          answer.headers[name] = had === undefined ? value : `${had}, ${value}`;
+        }
+        return true;
+      },
+      onData(chunk) {
+        chunks.push(chunk);
+        return true;
+      },
+      onComplete() {
+        settle();
+        answer.bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+        resolve(answer);
+      },
+      onError(err) {
+        settle();
+        reject(err);
+      },
+    });
+  });
 }
 
 /**
@@ -106,33 +161,27 @@ export async function sendDirect(req: RequestContext, fallback: (req: RequestCon
   const plainBody = body === undefined || body === null || typeof body === "string" || body instanceof Uint8Array;
   if (!dispatcher || !plainBody) return fallback(req);
   const url = new URL(req.getUrl());
-  const method = req.getHttpMethod().toString();
-  const gate = gateOf(dispatcher, method, url.pathname);
+  const gate = gateOf(dispatcher);
   await gate.enter();
-  let status: number;
-  let headers: Record<string, string>;
-  let bytes: Buffer;
+  let answer: Answer;
   try {
-    const res = await dispatcher.request({
-      origin: url.origin,
-      path: `${url.pathname}${url.search}`,
-      method,
-      headers: req.getHeaders(),
-      body: (body ?? null) as string | Uint8Array | null,
-      signal: req.getSignal() ?? null,
-    });
-    status = res.statusCode;
-    headers = {};
-    for (const [name, value] of Object.entries(res.headers)) {
-      if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
-    }
-    // The body is read before the connection is given back (client-node reads every body).
-    bytes = Buffer.from(await res.body.arrayBuffer());
+    answer = await exchange(
+      dispatcher,
+      {
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: req.getHttpMethod().toString(),
+        headers: req.getHeaders(),
+        body: (body ?? null) as string | Uint8Array | null,
+      },
+      req.getSignal() ?? null,
+    );
   } finally {
-    // After undici has marked the connection idle (it does so after the body's last
-    // chunk is handed on): the next request then finds it instead of opening another.
+    // After undici has marked the connection idle (it does so as the answer completes):
+    // the next request then finds it instead of opening another.
     setImmediate(() => gate.leave());
   }
+  const { status, headers, bytes } = answer;
   return new ResponseContext(status, headers, {
     text: () => Promise.resolve(bytes.toString("utf8")),
     binary: () => Promise.resolve(bytes),

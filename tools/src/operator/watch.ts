@@ -1,6 +1,7 @@
 // The informers' watch: client-node's `Watch` contract (what its ListWatch calls), read
-// with undici's `request` on the client's connection pool instead of WHATWG fetch. The
-// body's bytes are split into lines as they come and each line parsed once. client-node's
+// with undici's `dispatch` on the client's connection pool instead of WHATWG fetch: the
+// body's chunks come to a handler (no stream), are split into lines as they come, and
+// each line is parsed once. client-node's
 // own Watch turns the fetch body into a Node stream, runs it through readline and resets
 // a timer on every chunk: on a real API server, with one ADDED event per created pod,
 // that machinery (web streams, readline, a timer per chunk) cost more than the JSON
@@ -58,31 +59,54 @@ export class StreamWatch {
       controller.abort();
       done(timedOut ? new DOMException("The operation was aborted due to timeout", "TimeoutError") : err);
     };
-    const run = async (): Promise<void> => {
-      if (!dispatcher) throw new Error("no HTTP dispatcher for the watch");
-      const res = await dispatcher.request({ origin: url.origin, path: `${url.pathname}${url.search}`, method: "GET", headers: ctx.getHeaders(), signal: controller.signal });
-      if (res.statusCode !== 200) {
-        res.body.destroy();
-        const error = new Error(`watch ${path}: HTTP ${res.statusCode}`) as Error & { statusCode: number };
-        error.statusCode = res.statusCode;
-        throw error;
-      }
-      lastData = performance.now();
-      let rest: Buffer | undefined;
-      for await (const chunk of res.body) {
-        lastData = performance.now();
-        const buf = rest ? Buffer.concat([rest, chunk]) : chunk;
-        let start = 0;
-        for (let nl = buf.indexOf(0x0a, start); nl >= 0; nl = buf.indexOf(0x0a, start)) {
-          if (nl > start) emit(buf.toString("utf8", start, nl), callback);
-          start = nl + 1;
-        }
-        rest = start < buf.length ? buf.subarray(start) : undefined;
-        // A partial line is copied out of the chunk, so the chunk itself can go.
-        if (rest) rest = Buffer.from(rest);
-      }
-      if (rest && rest.length > 0) emit(rest.toString("utf8"), callback);
-    };
+    const run = (): Promise<void> =>
+      new Promise((resolve, reject) => {
+        if (!dispatcher) throw new Error("no HTTP dispatcher for the watch");
+        let failure: (Error & { statusCode: number }) | undefined;
+        let rest: Buffer | undefined;
+        let abortCall: ((err?: Error) => void) | undefined;
+        const onAbort = (): void => abortCall?.(controller.signal.reason instanceof Error ? controller.signal.reason : new Error("watch aborted"));
+        controller.signal.addEventListener("abort", onAbort, { once: true });
+        dispatcher.dispatch(
+          { origin: url.origin, path: `${url.pathname}${url.search}`, method: "GET", headers: ctx.getHeaders() },
+          {
+            onConnect(abort) {
+              abortCall = abort;
+              if (controller.signal.aborted) onAbort();
+            },
+            onHeaders(statusCode) {
+              lastData = performance.now();
+              if (statusCode !== 200) {
+                failure = Object.assign(new Error(`watch ${path}: HTTP ${statusCode}`), { statusCode });
+              }
+              return true;
+            },
+            onData(chunk) {
+              lastData = performance.now();
+              if (failure) return true;
+              const buf = rest ? Buffer.concat([rest, chunk]) : chunk;
+              let start = 0;
+              for (let nl = buf.indexOf(0x0a, start); nl >= 0; nl = buf.indexOf(0x0a, start)) {
+                if (nl > start) emit(buf.toString("utf8", start, nl), callback);
+                start = nl + 1;
+              }
+              // A partial line is copied out of the chunk, so the chunk itself can go.
+              rest = start < buf.length ? Buffer.from(buf.subarray(start)) : undefined;
+              return true;
+            },
+            onComplete() {
+              controller.signal.removeEventListener("abort", onAbort);
+              if (failure) return reject(failure);
+              if (rest && rest.length > 0) emit(rest.toString("utf8"), callback);
+              resolve();
+            },
+            onError(err) {
+              controller.signal.removeEventListener("abort", onAbort);
+              reject(err);
+            },
+          },
+        );
+      });
     run().then(
       () => finish(null),
       (err: unknown) => finish(err),
