@@ -181,12 +181,12 @@ export function nextBatch(create: CreatePlan, resultsSoFar: CallResult[]): numbe
  * the sync.
  */
 export function createEvent(result: CallResult): KubeEvent | undefined {
-  return guard("", () => raw.createEvent(json(result, "result")) as KubeEvent | undefined);
+  return guard("", () => raw.createEvent(json(result, "result")));
 }
 
 /** The event the delete of pod `pod` (a victim's name) records on its owner when it returns, or `undefined` (the pod was already gone). */
 export function deleteEvent(pod: string, result: CallResult): KubeEvent | undefined {
-  return guard("", () => raw.deleteEvent(pod, json(result, "result")) as KubeEvent | undefined);
+  return guard("", () => raw.deleteEvent(pod, json(result, "result")));
 }
 
 /** The scale-down order, first to go first, each pod with the rule that placed it. */
