@@ -6,7 +6,8 @@
 // WHATWG fetch (Request, Headers, web streams, an AbortSignal per call); undici's
 // `request` still wraps each answer in a Node stream; `dispatch` does the same exchange
 // with neither (about a fifth less CPU per pod create than `request` on a real API
-// server, docs/performance.md). Watches keep client-node's own path (`Watch`).
+// server, docs/performance.md). The informers' watches (./watch.ts) stream through the
+// same `send`, without the gate.
 //
 // At most MAX_IN_FLIGHT requests of one pool are on the wire at once; further ones wait
 // here, first come first served. undici opens a connection for every request that finds
@@ -42,7 +43,7 @@ export interface Dispatcher {
  */
 interface Handler {
   onConnect(abort: (err?: Error) => void): void;
-  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void, statusText: string): boolean;
+  onHeaders(statusCode: number, rawHeaders: Array<Buffer | Buffer[]>, resume: () => void, statusText: string): boolean;
   onData(chunk: Buffer): boolean;
   onComplete(trailers: unknown): void;
   onError(err: Error): void;
@@ -109,11 +110,19 @@ interface Answer {
   bytes: Buffer;
 }
 
-/** Sends one request through `dispatcher`; resolves when the answer's last byte is in. */
-function exchange(dispatcher: Dispatcher, o: Parameters<Dispatcher["dispatch"]>[0], signal: AbortSignal | null): Promise<Answer> {
+/** What a caller does with an answer as it comes: its status and raw headers, then each chunk. */
+export interface AnswerSink {
+  headers(statusCode: number, raw: Array<Buffer | Buffer[]>): void;
+  data(chunk: Buffer): void;
+}
+
+/**
+ * Sends one request through `dispatcher`'s `dispatch`, handing the answer to `sink` as it
+ * comes; resolves when the answer is complete, rejects on a failure or when `signal`
+ * aborts the request (with the signal's reason).
+ */
+export function send(dispatcher: Dispatcher, o: Parameters<Dispatcher["dispatch"]>[0], sink: AnswerSink, signal: AbortSignal | null): Promise<void> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    const answer: Answer = { status: 0, headers: {}, bytes: Buffer.alloc(0) };
     let abortCall: ((err?: Error) => void) | undefined;
     const onAbort = (): void => abortCall?.(signal?.reason instanceof Error ? signal.reason : new Error("This operation was aborted"));
     const settle = (): void => signal?.removeEventListener("abort", onAbort);
@@ -124,24 +133,16 @@ function exchange(dispatcher: Dispatcher, o: Parameters<Dispatcher["dispatch"]>[
         if (signal?.aborted) onAbort();
       },
       onHeaders(statusCode, raw) {
-        answer.status = statusCode;
-        for (let i = 0; i + 1 < raw.length; i += 2) {
-          const name = String(raw[i]).toLowerCase();
-          const v = raw[i + 1] as Buffer | Buffer[];
-          const value = Array.isArray(v) ? v.map(String).join(", ") : String(v);
-          const had = answer.headers[name];
-          answer.headers[name] = had === undefined ? value : `${had}, ${value}`;
-        }
+        sink.headers(statusCode, raw);
         return true;
       },
       onData(chunk) {
-        chunks.push(chunk);
+        sink.data(chunk);
         return true;
       },
       onComplete() {
         settle();
-        answer.bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-        resolve(answer);
+        resolve();
       },
       onError(err) {
         settle();
@@ -149,6 +150,32 @@ function exchange(dispatcher: Dispatcher, o: Parameters<Dispatcher["dispatch"]>[
       },
     });
   });
+}
+
+/** One request's whole answer: its status, headers and body. */
+async function exchange(dispatcher: Dispatcher, o: Parameters<Dispatcher["dispatch"]>[0], signal: AbortSignal | null): Promise<Answer> {
+  const chunks: Buffer[] = [];
+  const answer: Answer = { status: 0, headers: {}, bytes: Buffer.alloc(0) };
+  await send(
+    dispatcher,
+    o,
+    {
+      headers(statusCode, raw) {
+        answer.status = statusCode;
+        for (let i = 0; i + 1 < raw.length; i += 2) {
+          const name = String(raw[i]).toLowerCase();
+          const v = raw[i + 1]!;
+          const value = Array.isArray(v) ? v.map(String).join(", ") : String(v);
+          const had = answer.headers[name];
+          answer.headers[name] = had === undefined ? value : `${had}, ${value}`;
+        }
+      },
+      data: (chunk) => chunks.push(chunk),
+    },
+    signal,
+  );
+  answer.bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  return answer;
 }
 
 /**

@@ -16,7 +16,7 @@
 // informers use client-node's Watch instead (for comparison, tools/bench/realapi.mjs).
 
 import { HttpMethod, RequestContext, type KubeConfig } from "@kubernetes/client-node";
-import { dispatcherOf } from "./http.js";
+import { dispatcherOf, send } from "./http.js";
 
 /** client-node's requestTimeoutMs: a watch silent this long is dropped and opened again. */
 export const WATCH_INACTIVITY_MS = 30_000;
@@ -59,54 +59,36 @@ export class StreamWatch {
       controller.abort();
       done(timedOut ? new DOMException("The operation was aborted due to timeout", "TimeoutError") : err);
     };
-    const run = (): Promise<void> =>
-      new Promise((resolve, reject) => {
-        if (!dispatcher) throw new Error("no HTTP dispatcher for the watch");
-        let failure: (Error & { statusCode: number }) | undefined;
-        let rest: Buffer | undefined;
-        let abortCall: ((err?: Error) => void) | undefined;
-        const onAbort = (): void => abortCall?.(controller.signal.reason instanceof Error ? controller.signal.reason : new Error("watch aborted"));
-        controller.signal.addEventListener("abort", onAbort, { once: true });
-        dispatcher.dispatch(
-          { origin: url.origin, path: `${url.pathname}${url.search}`, method: "GET", headers: ctx.getHeaders() },
-          {
-            onConnect(abort) {
-              abortCall = abort;
-              if (controller.signal.aborted) onAbort();
-            },
-            onHeaders(statusCode) {
-              lastData = performance.now();
-              if (statusCode !== 200) {
-                failure = Object.assign(new Error(`watch ${path}: HTTP ${statusCode}`), { statusCode });
-              }
-              return true;
-            },
-            onData(chunk) {
-              lastData = performance.now();
-              if (failure) return true;
-              const buf = rest ? Buffer.concat([rest, chunk]) : chunk;
-              let start = 0;
-              for (let nl = buf.indexOf(0x0a, start); nl >= 0; nl = buf.indexOf(0x0a, start)) {
-                if (nl > start) emit(buf.toString("utf8", start, nl), callback);
-                start = nl + 1;
-              }
-              // A partial line is copied out of the chunk, so the chunk itself can go.
-              rest = start < buf.length ? Buffer.from(buf.subarray(start)) : undefined;
-              return true;
-            },
-            onComplete() {
-              controller.signal.removeEventListener("abort", onAbort);
-              if (failure) return reject(failure);
-              if (rest && rest.length > 0) emit(rest.toString("utf8"), callback);
-              resolve();
-            },
-            onError(err) {
-              controller.signal.removeEventListener("abort", onAbort);
-              reject(err);
-            },
+    const run = async (): Promise<void> => {
+      if (!dispatcher) throw new Error("no HTTP dispatcher for the watch");
+      let failure: (Error & { statusCode: number }) | undefined;
+      let rest: Buffer | undefined;
+      await send(
+        dispatcher,
+        { origin: url.origin, path: `${url.pathname}${url.search}`, method: "GET", headers: ctx.getHeaders() },
+        {
+          headers(statusCode) {
+            lastData = performance.now();
+            if (statusCode !== 200) failure = Object.assign(new Error(`watch ${path}: HTTP ${statusCode}`), { statusCode });
           },
-        );
-      });
+          data(chunk) {
+            lastData = performance.now();
+            if (failure) return;
+            const buf = rest ? Buffer.concat([rest, chunk]) : chunk;
+            let start = 0;
+            for (let nl = buf.indexOf(0x0a, start); nl >= 0; nl = buf.indexOf(0x0a, start)) {
+              if (nl > start) emit(buf.toString("utf8", start, nl), callback);
+              start = nl + 1;
+            }
+            // A partial line is copied out of the chunk, so the chunk itself can go.
+            rest = start < buf.length ? Buffer.from(buf.subarray(start)) : undefined;
+          },
+        },
+        controller.signal,
+      );
+      if (failure) throw failure;
+      if (rest && rest.length > 0) emit(rest.toString("utf8"), callback);
+    };
     run().then(
       () => finish(null),
       (err: unknown) => finish(err),
