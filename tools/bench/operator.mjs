@@ -13,11 +13,12 @@
 // TIMEOUT_SECONDS (600), SCALE_DOWN (1; 0 skips the scale-down to a fifth), LOG_LEVEL (warn; the
 // operator's --log-level, its lines go to /dev/null), NO_TRANSFORM=1 (keep whole pods in the informer, for comparison),
 // OPERATOR_NODE_ARGS (Node flags of the operator; default: the `node` command's flags in
-// tools/deploy/deployment.yaml, the shipped V8 heap sizing; "none" for Node's defaults).
+// tools/deploy/deployment.yaml, the shipped V8 heap sizing; "none" for Node's defaults),
+// OPERATOR_ENV ("none": without the manifest's environment, e.g. MALLOC_MMAP_THRESHOLD_).
 import { execFileSync, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { DevServer } from "../dist/devserver/server.js";
-import { shippedNodeCommand } from "../test/operator-helpers.mjs";
+import { operatorEnv, shippedNodeCommand } from "../test/operator-helpers.mjs";
 import { benchReplicaSet, cpuSeconds, freePort, mib, ownerNames, rssBytes, sleep, waitFor as waitUntil } from "./proc.mjs";
 
 const env = (k, d) => (process.env[k] === undefined || process.env[k] === "" ? d : Number(process.env[k]));
@@ -114,7 +115,7 @@ const flagText = process.env.OPERATOR_NODE_ARGS === "none" ? "" : (process.env.O
 const flags = flagText.split(" ").filter((a) => a !== "");
 // Where the idle RSS comes from: Node alone, and Node with the operator's modules
 // imported (client-node, the engine's wasm), with the same flags, before any object.
-const rssOf = (code) => Number(execFileSync(process.execPath, [...flags, "--input-type=module", "-e", `${code}; console.log(process.memoryUsage().rss)`], { encoding: "utf8" }).trim());
+const rssOf = (code) => Number(execFileSync(process.execPath, [...flags, "--input-type=module", "-e", `${code}; console.log(process.memoryUsage().rss)`], { encoding: "utf8", env: operatorEnv() }).trim());
 const bareNodeRss = rssOf("");
 const importedRss = rssOf(`await import(${JSON.stringify(new URL("../dist/operator/command.js", import.meta.url).href)})`);
 // --expose-gc: the operator's /debug/gc collects, then reports the live heap.
@@ -125,7 +126,7 @@ const live = async () => {
   const m = await r.json();
   return { rssMiB: mib(m.rss), heapUsedMiB: mib(m.heapUsed), externalMiB: mib(m.external), wasmMemoryMiB: mib(m.wasmMemory) };
 };
-const op = spawn(process.execPath, [...nodeArgs, ...args], { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, ...(process.env.NO_TRANSFORM ? { REPLICORE_NO_POD_TRANSFORM: "1" } : {}) } });
+const op = spawn(process.execPath, [...nodeArgs, ...args], { stdio: ["ignore", "ignore", "inherit"], env: operatorEnv(process.env.NO_TRANSFORM ? { REPLICORE_NO_POD_TRANSFORM: "1" } : {}) });
 const opUrl = `http://127.0.0.1:${port}`;
 await waitFor(() => fetch(`${opUrl}/readyz`).then((r) => r.ok, () => false), "the operator to be ready");
 await sleep(500);
@@ -214,6 +215,7 @@ const result = {
   workers: WORKERS,
   podTransform: !process.env.NO_TRANSFORM,
   nodeFlags: flagText,
+  mallocMmapThreshold: operatorEnv().MALLOC_MMAP_THRESHOLD_ ?? null,
   createSeconds: Number(createSeconds.toFixed(1)),
   createsPerSecond: Math.round(PODS / createSeconds),
   operatorCpuSecondsWhileCreating: Number(createCpuSeconds.toFixed(1)),

@@ -14,6 +14,7 @@
 // the wrapper gives kube-controller-manager the same), SETTLE_SECONDS (10: the wait
 // after the scale-down before its RSS is read), TIMEOUT_SECONDS (600), OPERATOR_NODE_ARGS
 // (Node flags of the operator; default the shipped ones, "none" for Node's defaults),
+// OPERATOR_ENV ("none": without the manifest's environment, e.g. MALLOC_MMAP_THRESHOLD_),
 // OPERATOR_CLI (another build's dist/cli.js), CPU_PROF=DIR (the operator runs under
 // --cpu-prof, its profile written to DIR), OPERATOR_OUT=FILE (the operator's standard output,
 // e.g. with OPERATOR_NODE_ARGS="... --trace-gc"), EVENTS_OUT=FILE (the Events written, with their
@@ -21,7 +22,7 @@
 import { spawn } from "node:child_process";
 import { openSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { shippedNodeCommand } from "../test/operator-helpers.mjs";
+import { operatorEnv, shippedNodeCommand } from "../test/operator-helpers.mjs";
 import { connect } from "./kube-http.mjs";
 import { benchReplicaSet, cpuSeconds, freePort, mib, ownerNames, rssBytes, sleep, waitFor as waitUntil } from "./proc.mjs";
 
@@ -106,7 +107,7 @@ if (CONTROLLER === "kcm") {
   flags.push("--expose-gc");
   const args = [cli, "operator", "--kubeconfig", KUBECONFIG, "--controllers", "replicaset", "--no-leader-elect", "--metrics-port", String(port), "--log-level", "warn", "--kube-api-qps", String(QPS), "--kube-api-burst", String(QPS)];
   const out = process.env.OPERATOR_OUT ? openSync(process.env.OPERATOR_OUT, "w") : "ignore";
-  op = spawn(process.execPath, [...flags, ...args], { stdio: ["ignore", out, "inherit"] });
+  op = spawn(process.execPath, [...flags, ...args], { stdio: ["ignore", out, "inherit"], env: operatorEnv() });
   pid = op.pid;
   opUrl = `http://127.0.0.1:${port}`;
   await waitFor(() => fetch(`${opUrl}/readyz`).then((r) => r.ok, () => false), "the operator to be ready");
@@ -174,6 +175,7 @@ console.log(
       owners: OWNERS,
       qps: QPS,
       nodeFlags,
+      mallocMmapThreshold: CONTROLLER === "kcm" ? undefined : (operatorEnv().MALLOC_MMAP_THRESHOLD_ ?? null),
       createSeconds: Number(createSeconds.toFixed(1)),
       createsPerSecond: Math.round(PODS / createSeconds),
       cpuSecondsWhileCreating: Number(createCpu.toFixed(1)),

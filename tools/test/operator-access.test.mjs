@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { kubeconfigFor } from "../dist/devserver/command.js";
-import { client, devServer, killAll, operator, pods, podsPath, replicaSet, repo, rsPath, shippedNodeCommand, waitFor } from "./operator-helpers.mjs";
+import { client, devServer, killAll, operator, pods, podsPath, replicaSet, repo, rsPath, shippedEnv, shippedNodeCommand, waitFor } from "./operator-helpers.mjs";
 
 const ops = [];
 const servers = [];
@@ -252,7 +252,11 @@ test("the shipped manifest runs the operator under Node with heap flags Node acc
   assert.ok(flags.some((f) => f.startsWith("--heap-growing-percent=")) && flags.some((f) => f.startsWith("--max-semi-space-size=")), flags.join(" "));
   // Node refuses some V8 flags in NODE_OPTIONS (--heap-growing-percent among them): on the
   // command line it takes them, and the CLI runs.
-  const out = execFileSync(process.execPath, [...flags, join(repo, "tools/dist/cli.js"), "--version"], { encoding: "utf8" });
+  const out = execFileSync(process.execPath, [...flags, join(repo, "tools/dist/cli.js"), "--version"], { encoding: "utf8", env: { ...process.env, ...shippedEnv() } });
   assert.match(out, /\d+\.\d+\.\d+/);
   assert.doesNotMatch(deployment, /name: NODE_OPTIONS/);
+  // The memory given back after a scale-down (docs/performance.md): one V8 background
+  // thread, and glibc mapping blocks of 64 KiB and more on their own.
+  assert.ok(flags.includes("--v8-pool-size=1"), flags.join(" "));
+  assert.equal(shippedEnv()["MALLOC_MMAP_THRESHOLD_"], "65536");
 });

@@ -281,3 +281,24 @@ export function shippedNodeCommand() {
     .map((line) => /^\s*- (\S+)/.exec(line)?.[1])
     .filter((item) => item !== undefined);
 }
+
+/**
+ * The container's plain environment variables in tools/deploy/deployment.yaml (those with
+ * a `value:`, not a `valueFrom:`), as an object: what the benches give the operator's
+ * process beside the shipped Node flags.
+ */
+export function shippedEnv() {
+  const deployment = readFileSync(join(repo, "tools/deploy/deployment.yaml"), "utf8");
+  const env = {};
+  for (const m of deployment.matchAll(/^\s*- name: (\S+)\n\s*value: "?([^"\n]*)"?$/gm)) env[m[1]] = m[2];
+  return env;
+}
+
+/**
+ * The environment a bench gives the operator's process: its own, over the manifest's plain
+ * variables ([`shippedEnv`]); with OPERATOR_ENV=none, its own alone.
+ */
+export function operatorEnv(extra = {}) {
+  const shipped = process.env.OPERATOR_ENV === "none" ? {} : shippedEnv();
+  return { ...shipped, ...process.env, ...extra };
+}
