@@ -139,14 +139,14 @@ pub enum Format {
 }
 
 /// A `resource.Quantity`: `mantissa × 10^exponent`, as upstream keeps it after parsing,
-/// with the format its suffix chose and the text it was read from (written back as it
-/// came, as upstream writes back a canonical text it parsed).
+/// with the format its suffix chose. Written as upstream's `String()` writes it: the
+/// canonical text (which is the text it was read from when that was canonical, so the
+/// text itself need not be kept).
 #[derive(Clone, Debug)]
 pub struct Quantity {
     mantissa: i128,
     exponent: i32,
     format: Format,
-    text: Option<Box<str>>,
 }
 
 /// Why a text is not a quantity.
@@ -224,7 +224,6 @@ impl Quantity {
             mantissa,
             exponent,
             format,
-            text: Some(s.into()),
         })
     }
 
@@ -234,7 +233,6 @@ impl Quantity {
             mantissa: i128::from(value),
             exponent: -3,
             format,
-            text: None,
         }
     }
 
@@ -296,16 +294,8 @@ impl PartialEq for Quantity {
 
 impl fmt::Display for Quantity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.text {
-            Some(t) if is_canonical_text(t, self) => f.write_str(t),
-            _ => f.write_str(&self.canonical()),
-        }
+        f.write_str(&self.canonical())
     }
-}
-
-/// Upstream writes back the text it read only when that text is already canonical.
-fn is_canonical_text(text: &str, q: &Quantity) -> bool {
-    text == q.canonical()
 }
 
 impl Serialize for Quantity {

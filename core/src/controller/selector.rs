@@ -92,28 +92,40 @@ impl Selector {
 
     /// does the label set satisfy every requirement?
     pub fn matches(&self, labels: Option<&StringMap>) -> bool {
-        match self {
-            Selector::Nothing => false,
-            Selector::All(reqs) => reqs.iter().all(|r| r.matches(labels)),
-        }
+        use crate::replicaset::digest::same_bytes;
+        self.matches_lookup(|key| {
+            let l = labels?;
+            // A pod's few labels are scanned with the inline comparison (no `memcmp`
+            // call per key); a large map is searched.
+            let value = if l.len() <= 8 {
+                l.iter()
+                    .find(|(k, _)| same_bytes(k.as_bytes(), key))
+                    .map(|(_, v)| v)
+            } else {
+                l.get(std::str::from_utf8(key).ok()?)
+            };
+            value.map(String::as_bytes)
+        })
     }
 
     /// [`Selector::matches`] on the labels a pod's digest holds.
     pub(crate) fn matches_digest(&self, labels: crate::replicaset::digest::Labels<'_>) -> bool {
         use crate::replicaset::digest::same_bytes;
+        self.matches_lookup(|key| {
+            labels
+                .clone()
+                .find(|(k, _)| same_bytes(k, key))
+                .map(|(_, v)| v)
+        })
+    }
+
+    /// R-12 over any label set, given the value of a key (`None`: the label is absent).
+    pub(crate) fn matches_lookup<'l>(&self, value_of: impl Fn(&[u8]) -> Option<&'l [u8]>) -> bool {
         match self {
             Selector::Nothing => false,
-            Selector::All(reqs) => reqs.iter().all(|r| {
-                let key = r.key.as_bytes();
-                let value = labels
-                    .clone()
-                    .find(|(k, _)| same_bytes(k, key))
-                    .map(|(_, v)| v);
-                if matches!(r.op, Op::GreaterThan | Op::LessThan) {
-                    return r.compares(value);
-                }
-                r.holds(value.map(|v| r.values.iter().any(|x| same_bytes(x.as_bytes(), v))))
-            }),
+            Selector::All(reqs) => reqs
+                .iter()
+                .all(|r| r.matches_value(value_of(r.key.as_bytes()))),
         }
     }
 
@@ -129,28 +141,13 @@ impl Selector {
 }
 
 impl Requirement {
-    fn matches(&self, labels: Option<&StringMap>) -> bool {
+    /// Given the value of the requirement's key (`None`: the label is absent).
+    fn matches_value(&self, value: Option<&[u8]>) -> bool {
         use crate::replicaset::digest::same_bytes;
-        let key = self.key.as_bytes();
-        // A pod's few labels are scanned with the inline comparison (no `memcmp` call
-        // per key); a large map is searched.
-        let value = labels.and_then(|l| {
-            if l.len() <= 8 {
-                l.iter()
-                    .find(|(k, _)| same_bytes(k.as_bytes(), key))
-                    .map(|(_, v)| v)
-            } else {
-                l.get(&self.key)
-            }
-        });
         if matches!(self.op, Op::GreaterThan | Op::LessThan) {
-            return self.compares(value.map(String::as_bytes));
+            return self.compares(value);
         }
-        self.holds(value.map(|v| {
-            self.values
-                .iter()
-                .any(|x| same_bytes(x.as_bytes(), v.as_bytes()))
-        }))
+        self.holds(value.map(|v| self.values.iter().any(|x| same_bytes(x.as_bytes(), v))))
     }
 
     /// `Gt`/`Lt`: the label is present, both sides read as int64, and compare so.

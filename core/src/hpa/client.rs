@@ -112,7 +112,7 @@ fn pod_selected(
     }
     pods.iter()
         .find(|p| p.metadata.name == name && p.metadata.namespace == namespace)
-        .is_none_or(|p| selector.matches(p.metadata.labels.as_ref()))
+        .is_none_or(|p| p.metadata.selected_by(selector))
 }
 
 /// The client's answer to `query` from the APIs' answers (H-99..H-102), with the client's

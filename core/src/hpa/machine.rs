@@ -1035,7 +1035,7 @@ impl HpaSync {
             let named = crate::replicaset::digest::same_bytes(
                 p.metadata.namespace.as_bytes(),
                 ns.as_bytes(),
-            ) && selector.matches(p.metadata.labels.as_ref());
+            ) && p.metadata.selected_by(&selector);
             if !named {
                 continue;
             }
@@ -1080,9 +1080,7 @@ impl HpaSync {
                 let Ok(theirs) = Selector::parse(&other.selector) else {
                     continue;
                 };
-                if self
-                    .listed_pods()
-                    .any(|p| theirs.matches(p.metadata.labels.as_ref()))
+                if self.listed_pods().any(|p| p.metadata.selected_by(&theirs))
                     && !keys.contains(&key)
                 {
                     keys.push(key);
