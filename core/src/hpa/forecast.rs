@@ -1121,7 +1121,7 @@ pub fn forecast(input: &HpaForecastInput) -> Result<HpaForecast> {
     let mapping = HpaAnswer::Mappings {
         resources: vec![GroupResource {
             group: group_of(&target.api_version).to_owned(),
-            resource: format!("{}s", target.kind.to_lowercase()),
+            resource: format!("{}s", target.kind.to_ascii_lowercase()),
         }],
     };
     let selector = format!("{}={}", POD_LABEL.0, POD_LABEL.1);

@@ -712,25 +712,11 @@ impl<K: std::borrow::Borrow<str>, V> EntryList<K, V> {
     }
 }
 
-impl<K: Ord, V> EntryList<K, V> {
-    /// The entries in name order, the last of each name kept (as a map keeps it).
-    fn from_arrivals(mut arrived: Vec<(K, V)>) -> Self {
-        // A stable sort keeps equal names in arrival order; the last of each run wins.
-        arrived.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut out: Vec<(K, V)> = Vec::with_capacity(arrived.len());
-        for entry in arrived {
-            match out.last_mut() {
-                Some(last) if last.0 == entry.0 => *last = entry,
-                _ => out.push(entry),
-            }
-        }
-        EntryList(out)
-    }
-}
-
 impl<K: Ord, V> FromIterator<(K, V)> for EntryList<K, V> {
+    /// In name order, the last of each name kept (as a map keeps it).
     fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
-        EntryList::from_arrivals(iter.into_iter().collect())
+        let map: std::collections::BTreeMap<K, V> = iter.into_iter().collect();
+        EntryList(map.into_iter().collect())
     }
 }
 
@@ -741,27 +727,11 @@ impl<K: Serialize, V: Serialize> Serialize for EntryList<K, V> {
 }
 
 impl<'de, K: Deserialize<'de> + Ord, V: Deserialize<'de>> Deserialize<'de> for EntryList<K, V> {
+    /// Read through the map (whose reader the binary has anyway: the ReplicaSet's labels
+    /// are a `BTreeMap`), then laid out as the list.
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Entries<K, V>(std::marker::PhantomData<(K, V)>);
-        impl<'de, K: Deserialize<'de> + Ord, V: Deserialize<'de>> serde::de::Visitor<'de>
-            for Entries<K, V>
-        {
-            type Value = EntryList<K, V>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a map")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Self::Value, A::Error> {
-                let mut arrived = Vec::with_capacity(map.size_hint().unwrap_or(0).min(64));
-                while let Some(entry) = map.next_entry()? {
-                    arrived.push(entry);
-                }
-                Ok(EntryList::from_arrivals(arrived))
-            }
-        }
-        d.deserialize_map(Entries(std::marker::PhantomData))
+        let map = std::collections::BTreeMap::<K, V>::deserialize(d)?;
+        Ok(EntryList(map.into_iter().collect()))
     }
 }
 
