@@ -113,9 +113,11 @@ const shippedFlags = shippedNodeCommand()
   .join(" ");
 const flagText = process.env.OPERATOR_NODE_ARGS === "none" ? "" : (process.env.OPERATOR_NODE_ARGS ?? shippedFlags);
 const flags = flagText.split(" ").filter((a) => a !== "");
+// The operator's environment: the manifest's (MALLOC_MMAP_THRESHOLD_) over this process's.
+const opEnv = operatorEnv(process.env.NO_TRANSFORM ? { REPLICORE_NO_POD_TRANSFORM: "1" } : {});
 // Where the idle RSS comes from: Node alone, and Node with the operator's modules
 // imported (client-node, the engine's wasm), with the same flags, before any object.
-const rssOf = (code) => Number(execFileSync(process.execPath, [...flags, "--input-type=module", "-e", `${code}; console.log(process.memoryUsage().rss)`], { encoding: "utf8", env: operatorEnv() }).trim());
+const rssOf = (code) => Number(execFileSync(process.execPath, [...flags, "--input-type=module", "-e", `${code}; console.log(process.memoryUsage().rss)`], { encoding: "utf8", env: opEnv }).trim());
 const bareNodeRss = rssOf("");
 const importedRss = rssOf(`await import(${JSON.stringify(new URL("../dist/operator/command.js", import.meta.url).href)})`);
 // --expose-gc: the operator's /debug/gc collects, then reports the live heap.
@@ -126,7 +128,7 @@ const live = async () => {
   const m = await r.json();
   return { rssMiB: mib(m.rss), heapUsedMiB: mib(m.heapUsed), externalMiB: mib(m.external), wasmMemoryMiB: mib(m.wasmMemory) };
 };
-const op = spawn(process.execPath, [...nodeArgs, ...args], { stdio: ["ignore", "ignore", "inherit"], env: operatorEnv(process.env.NO_TRANSFORM ? { REPLICORE_NO_POD_TRANSFORM: "1" } : {}) });
+const op = spawn(process.execPath, [...nodeArgs, ...args], { stdio: ["ignore", "ignore", "inherit"], env: opEnv });
 const opUrl = `http://127.0.0.1:${port}`;
 await waitFor(() => fetch(`${opUrl}/readyz`).then((r) => r.ok, () => false), "the operator to be ready");
 await sleep(500);
@@ -215,7 +217,7 @@ const result = {
   workers: WORKERS,
   podTransform: !process.env.NO_TRANSFORM,
   nodeFlags: flagText,
-  mallocMmapThreshold: operatorEnv().MALLOC_MMAP_THRESHOLD_ ?? null,
+  mallocMmapThreshold: opEnv.MALLOC_MMAP_THRESHOLD_ ?? null,
   createSeconds: Number(createSeconds.toFixed(1)),
   createsPerSecond: Math.round(PODS / createSeconds),
   operatorCpuSecondsWhileCreating: Number(createCpuSeconds.toFixed(1)),

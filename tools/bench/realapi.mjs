@@ -92,6 +92,8 @@ let pid;
 let op;
 let opUrl;
 let nodeFlags = null;
+// The operator's environment: the manifest's (MALLOC_MMAP_THRESHOLD_) over this process's.
+const opEnv = operatorEnv();
 if (CONTROLLER === "kcm") {
   pid = Number(process.env.KCM_PID);
   if (!pid) throw new Error("KCM_PID: kube-controller-manager's pid");
@@ -107,7 +109,7 @@ if (CONTROLLER === "kcm") {
   flags.push("--expose-gc");
   const args = [cli, "operator", "--kubeconfig", KUBECONFIG, "--controllers", "replicaset", "--no-leader-elect", "--metrics-port", String(port), "--log-level", "warn", "--kube-api-qps", String(QPS), "--kube-api-burst", String(QPS)];
   const out = process.env.OPERATOR_OUT ? openSync(process.env.OPERATOR_OUT, "w") : "ignore";
-  op = spawn(process.execPath, [...flags, ...args], { stdio: ["ignore", out, "inherit"], env: operatorEnv() });
+  op = spawn(process.execPath, [...flags, ...args], { stdio: ["ignore", out, "inherit"], env: opEnv });
   pid = op.pid;
   opUrl = `http://127.0.0.1:${port}`;
   await waitFor(() => fetch(`${opUrl}/readyz`).then((r) => r.ok, () => false), "the operator to be ready");
@@ -175,7 +177,7 @@ console.log(
       owners: OWNERS,
       qps: QPS,
       nodeFlags,
-      mallocMmapThreshold: CONTROLLER === "kcm" ? undefined : (operatorEnv().MALLOC_MMAP_THRESHOLD_ ?? null),
+      mallocMmapThreshold: CONTROLLER === "kcm" ? undefined : (opEnv.MALLOC_MMAP_THRESHOLD_ ?? null),
       createSeconds: Number(createSeconds.toFixed(1)),
       createsPerSecond: Math.round(PODS / createSeconds),
       cpuSecondsWhileCreating: Number(createCpu.toFixed(1)),

@@ -99,10 +99,10 @@ impl Selector {
             // call per key); a large map is searched.
             let value = if l.len() <= 8 {
                 l.iter()
-                    .find(|(k, _)| same_bytes(k.as_bytes(), key))
+                    .find(|(k, _)| same_bytes(k.as_bytes(), key.as_bytes()))
                     .map(|(_, v)| v)
             } else {
-                l.get(std::str::from_utf8(key).ok()?)
+                l.get(key)
             };
             value.map(String::as_bytes)
         })
@@ -114,18 +114,16 @@ impl Selector {
         self.matches_lookup(|key| {
             labels
                 .clone()
-                .find(|(k, _)| same_bytes(k, key))
+                .find(|(k, _)| same_bytes(k, key.as_bytes()))
                 .map(|(_, v)| v)
         })
     }
 
     /// R-12 over any label set, given the value of a key (`None`: the label is absent).
-    pub(crate) fn matches_lookup<'l>(&self, value_of: impl Fn(&[u8]) -> Option<&'l [u8]>) -> bool {
+    pub(crate) fn matches_lookup<'l>(&self, value_of: impl Fn(&str) -> Option<&'l [u8]>) -> bool {
         match self {
             Selector::Nothing => false,
-            Selector::All(reqs) => reqs
-                .iter()
-                .all(|r| r.matches_value(value_of(r.key.as_bytes()))),
+            Selector::All(reqs) => reqs.iter().all(|r| r.matches_value(value_of(&r.key))),
         }
     }
 

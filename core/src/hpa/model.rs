@@ -117,14 +117,7 @@ pub struct Meta {
 impl Meta {
     /// does `selector` select this object's labels?
     pub fn selected_by(&self, selector: &crate::selector::Selector) -> bool {
-        use crate::replicaset::digest::same_bytes;
-        selector.matches_lookup(|key| {
-            self.labels
-                .as_ref()?
-                .iter()
-                .find(|(k, _)| same_bytes(k.as_bytes(), key))
-                .map(|(_, v)| v.as_bytes())
-        })
+        selector.matches_lookup(|key| self.labels.as_ref()?.get(key).map(String::as_bytes))
     }
 }
 
@@ -683,11 +676,13 @@ impl<K, V> Default for EntryList<K, V> {
 }
 
 impl<K: std::borrow::Borrow<str>, V> EntryList<K, V> {
-    /// The value of `name`.
+    /// The value of `name` (the few entries scanned with the inline comparison, no
+    /// `memcmp` call per entry).
     pub fn get(&self, name: &str) -> Option<&V> {
+        use crate::replicaset::digest::same_bytes;
         self.0
             .iter()
-            .find(|(k, _)| k.borrow() == name)
+            .find(|(k, _)| same_bytes(k.borrow().as_bytes(), name.as_bytes()))
             .map(|(_, v)| v)
     }
 
