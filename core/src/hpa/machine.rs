@@ -577,6 +577,13 @@ pub(crate) struct SyncTrace {
 /// H-51: `retry.DefaultRetry` allows five attempts.
 const MAX_SCALE_ATTEMPTS: u32 = 5;
 
+/// H-59: a listed pod the sync reads: in the HPA's namespace and named by the selector
+/// (the host may answer with more).
+fn in_listing(pod: &HpaPod, namespace: &str, selector: &Selector) -> bool {
+    crate::replicaset::digest::same_bytes(pod.metadata.namespace.as_bytes(), namespace.as_bytes())
+        && pod.metadata.selected_by(selector)
+}
+
 impl HpaSync {
     /// Starts a sync: the first call is ready at [`HpaSync::next`].
     pub fn new(input: HpaSyncInput) -> HpaSync {
@@ -1028,40 +1035,59 @@ impl HpaSync {
             }
         }
         let gate = self.input.feature_gates.pod_level_resources;
+        let request =
+            |p: &HpaPod, r: &Requested| pods::pod_request(p, &r.container, &r.resource, gate).ok();
+        // The names are indexed after the pass (`PodNames::append`); should one repeat,
+        // the pass runs again with the name looked up pod by pod.
         self.names = PodNames::with_capacity(pods.len());
         self.listed = Vec::with_capacity(pods.len());
         self.facts = Vec::with_capacity(pods.len());
+        let mut hashes = Vec::with_capacity(pods.len());
         for (i, p) in pods.iter().enumerate() {
-            let named = crate::replicaset::digest::same_bytes(
-                p.metadata.namespace.as_bytes(),
-                ns.as_bytes(),
-            ) && p.metadata.selected_by(&selector);
-            if !named {
+            if !in_listing(p, &ns, &selector) {
                 continue;
             }
-            let (at, new) = self.names.insert(&p.metadata.name);
-            let facts = PodFacts::of(p);
-            let request =
-                |r: &Requested| pods::pod_request(p, &r.container, &r.resource, gate).ok();
-            if new {
-                self.listed.push(i);
-                self.facts.push(facts);
-                for r in &mut requested {
-                    let v = request(r);
-                    r.values.push(v);
+            self.names.append(&p.metadata.name, &mut hashes);
+            self.listed.push(i);
+            self.facts.push(PodFacts::of(p));
+            for r in &mut requested {
+                let v = request(p, r);
+                r.values.push(v);
+            }
+        }
+        if !self.names.index_unique(&hashes) {
+            self.names = PodNames::with_capacity(pods.len());
+            self.listed.clear();
+            self.facts.clear();
+            for r in &mut requested {
+                r.values.clear();
+            }
+            for (i, p) in pods.iter().enumerate() {
+                if !in_listing(p, &ns, &selector) {
+                    continue;
                 }
-            } else {
-                // H-59: the later pod of a name wins, at the earlier one's place.
-                if let Some(slot) = self.listed.get_mut(at) {
-                    *slot = i;
-                }
-                if let Some(slot) = self.facts.get_mut(at) {
-                    *slot = facts;
-                }
-                for r in &mut requested {
-                    let v = request(r);
-                    if let Some(slot) = r.values.get_mut(at) {
-                        *slot = v;
+                let (at, new) = self.names.insert(&p.metadata.name);
+                let facts = PodFacts::of(p);
+                if new {
+                    self.listed.push(i);
+                    self.facts.push(facts);
+                    for r in &mut requested {
+                        let v = request(p, r);
+                        r.values.push(v);
+                    }
+                } else {
+                    // H-59: the later pod of a name wins, at the earlier one's place.
+                    if let Some(slot) = self.listed.get_mut(at) {
+                        *slot = i;
+                    }
+                    if let Some(slot) = self.facts.get_mut(at) {
+                        *slot = facts;
+                    }
+                    for r in &mut requested {
+                        let v = request(p, r);
+                        if let Some(slot) = r.values.get_mut(at) {
+                            *slot = v;
+                        }
                     }
                 }
             }

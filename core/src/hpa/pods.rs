@@ -55,7 +55,9 @@ fn name_hash(name: &str) -> u32 {
 impl PodNames {
     /// An empty index with room for `pods` names.
     pub(crate) fn with_capacity(pods: usize) -> PodNames {
-        let size = (pods * 2).next_power_of_two().max(2);
+        // At most 3/4 full once every name is in (a linear probe finds a name in about
+        // two reads there); with 10,000 pods the table is then 128 KiB, not 256.
+        let size = (pods + pods / 3 + 1).next_power_of_two().max(2);
         PodNames {
             slots: vec![(0, 0); size],
             bytes: String::with_capacity(pods * 24),
@@ -67,7 +69,7 @@ impl PodNames {
     /// Indexes the next listed pod's name: its position, and whether it is new (a pod of
     /// a name seen before replaces that one, at its place).
     pub(crate) fn insert(&mut self, name: &str) -> (usize, bool) {
-        if self.ends.len() * 2 >= self.slots.len() {
+        if self.ends.len() * 4 >= self.slots.len() * 3 {
             self.grow();
         }
         let mask = self.slots.len() - 1;
@@ -96,6 +98,46 @@ impl PodNames {
             }
             at = (at + 1) & mask;
         }
+    }
+
+    /// Appends the next listed pod's name without indexing it (the pass over the pods
+    /// calls this; [`PodNames::index_unique`] indexes every appended name after it).
+    /// Probing the table while each pod is read finds its slot gone from the caches,
+    /// pushed out by the pods' own reads; built afterwards in one tight loop, the probes
+    /// overlap.
+    pub(crate) fn append(&mut self, name: &str, hashes: &mut Vec<u32>) {
+        hashes.push(name_hash(name));
+        self.bytes.push_str(name);
+        self.ends.push(self.bytes.len() as u32);
+    }
+
+    /// Indexes the names [`PodNames::append`] added (`hashes` theirs, in order); `false`
+    /// when one repeats an earlier one (the index is then incomplete: the caller starts
+    /// again with [`PodNames::insert`], which keeps the later pod of a name).
+    pub(crate) fn index_unique(&mut self, hashes: &[u32]) -> bool {
+        while self.ends.len() * 4 >= self.slots.len() * 3 {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        for (pos, &hash) in hashes.iter().enumerate() {
+            let mut at = hash as usize & mask;
+            loop {
+                let Some(&(h, seen)) = self.slots.get(at) else {
+                    return false;
+                };
+                if seen == 0 {
+                    if let Some(slot) = self.slots.get_mut(at) {
+                        *slot = (hash, pos as u32 + 1);
+                    }
+                    break;
+                }
+                if h == hash && self.name(seen as usize - 1) == self.name(pos) {
+                    return false;
+                }
+                at = (at + 1) & mask;
+            }
+        }
+        true
     }
 
     /// Doubles the table (a caller that sized it right never gets here).
@@ -291,10 +333,12 @@ pub struct PodFacts {
     class: Class,
     /// Running and Ready (H-95).
     running_ready: bool,
-    /// The first Ready condition: its status and its transition time (Go's nanoseconds).
-    ready: Option<(ReadyStatus, i128)>,
-    /// The start time in nanoseconds.
-    start: Option<i128>,
+    /// The first Ready condition: its status and its transition time (absent: Go's zero
+    /// time, [`go_nanos`]). Kept as read, not widened to `i128`: with 10,000 pods the
+    /// record's size is what the passes over the records cost.
+    ready: Option<(ReadyStatus, Option<Time>)>,
+    /// The start time.
+    start: Option<Time>,
 }
 
 /// A pod's class before its sample is looked at (H-76).
@@ -330,13 +374,13 @@ impl PodFacts {
                 "False" => ReadyStatus::False,
                 _ => ReadyStatus::Other,
             };
-            (status, go_nanos(c.last_transition_time))
+            (status, c.last_transition_time)
         });
         PodFacts {
             class,
             running_ready: phase == "Running" && pod.is_ready(),
             ready,
-            start: pod.status.start_time.map(|t| i128::from(t.unix_nanos())),
+            start: pod.status.start_time,
         }
     }
 }
@@ -405,6 +449,7 @@ pub(crate) fn cpu_unready_why(
     let (Some((ready, transition)), Some(start)) = (pod.ready, pod.start) else {
         return Some(CpuUnready::NoReadinessOrStart);
     };
+    let (transition, start) = (go_nanos(transition), i128::from(start.unix_nanos()));
     let not_ready = ready == ReadyStatus::False;
     let now = i128::from(startup.now.unix_nanos());
     if start + i128::from(startup.cpu_initialization.as_nanos()) > now {
@@ -714,6 +759,21 @@ mod tests {
         assert_eq!(names.find("c"), Some(2));
         assert_eq!(names.find("d"), None);
         assert_eq!(PodNames::default().find("a"), None);
+        // Names appended, then indexed at once: found where appended; a repeat refused.
+        let index = |names: &[&str]| {
+            let (mut index, mut hashes) = (PodNames::with_capacity(names.len()), Vec::new());
+            for n in names {
+                index.append(n, &mut hashes);
+            }
+            (index.index_unique(&hashes), index)
+        };
+        let (unique, appended) = index(&["a", "b", "c"]);
+        assert!(unique);
+        assert_eq!(
+            ["c", "a", "b", "d"].map(|n| appended.find(n)),
+            [Some(2), Some(0), Some(1), None]
+        );
+        assert!(!index(&["a", "b", "a"]).0);
         // An index that grows as names come keeps finding every one.
         let mut grown = PodNames::default();
         for i in 0..100 {

@@ -7,11 +7,14 @@
 //!    the target never goes below the highest recent recommendation (H-104);
 //! 3. a scale-up is never above the policy limit of the behavior (H-112);
 //! 4. the plain state replays to the same step at every point (`from_state(state())`);
-//! 5. no input and no answer panics the sync.
+//! 5. no input and no answer panics the sync;
+//! 6. a pod list that repeats names syncs as the list with each name once, the later pod
+//!    at the earlier one's place (H-59), computed here independently.
 
 use proptest::prelude::*;
 use replicore::hpa::{GroupResource, HpaAnswer, HpaCall, HpaStep, HpaSync, HpaSyncInput};
 use serde_json::{json, Value};
+use std::sync::Arc;
 
 const NOW: &str = "2026-11-27T12:00:00Z";
 
@@ -114,8 +117,85 @@ fn run(c: &Case) -> (Option<i32>, Vec<Value>) {
     (done.rescaled_to, states)
 }
 
+/// A listed pod: (name index, ready, cpu request in milli, its sample in milli).
+type ListedPod = (usize, bool, i64, i64);
+
+/// A CPU utilization sync over `pods` (every name's sample the last one listed for it);
+/// its status and rescale.
+fn run_pods(pods: &[ListedPod], samples: &[ListedPod]) -> (Value, Option<i32>) {
+    let hpa = json!({"metadata": {"name": "web", "namespace": "default"},
+        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                 "minReplicas": 1, "maxReplicas": 50,
+                 "metrics": [{"type": "Resource", "resource": {"name": "cpu",
+                              "target": {"type": "Utilization", "averageUtilization": 60}}}]}});
+    let input = HpaSyncInput::from_value(json!({"now": NOW, "hpa": hpa})).unwrap();
+    let listed: Vec<Value> = pods
+        .iter()
+        .map(|&(name, ready, request, _)| {
+            json!({"metadata": {"name": format!("p{name}"), "namespace": "default",
+                                "labels": {"app": "web"}},
+                   "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": format!("{request}m")}}}]},
+                   "status": {"phase": "Running", "startTime": "2026-11-27T10:00:00Z",
+                              "conditions": [{"type": "Ready", "status": if ready { "True" } else { "False" },
+                                              "lastTransitionTime": "2026-11-27T10:00:30Z"}]}})
+        })
+        .collect();
+    let metrics: Vec<Value> = samples
+        .iter()
+        .map(|&(name, _, _, usage)| {
+            json!({"pod": format!("p{name}"), "value": usage, "timestamp": "2026-11-27T11:59:50Z", "windowMillis": 30000})
+        })
+        .collect();
+    let pods = Arc::new(serde_json::from_value(Value::Array(listed)).unwrap());
+    let mut sync = HpaSync::new(input);
+    while let Some(call) = sync.pending().cloned() {
+        let answer = match call {
+            HpaCall::ResolveTarget { .. } => HpaAnswer::Mappings {
+                resources: vec![GroupResource {
+                    group: "apps".into(),
+                    resource: "deployments".into(),
+                }],
+            },
+            HpaCall::GetScale { .. } => HpaAnswer::Scale {
+                scale: serde_json::from_value(json!({"spec": {"replicas": 4},
+                    "status": {"replicas": 4, "selector": "app=web"}}))
+                .unwrap(),
+            },
+            HpaCall::ListPods { .. } => HpaAnswer::Pods {
+                pods: Arc::clone(&pods),
+            },
+            HpaCall::FetchMetric { .. } => HpaAnswer::Metric {
+                response: serde_json::from_value(json!({"podMetrics": metrics})).unwrap(),
+            },
+            _ => HpaAnswer::Ok,
+        };
+        sync.report(answer).unwrap();
+    }
+    let HpaStep::Done { done } = sync.next() else {
+        panic!("not done")
+    };
+    (
+        serde_json::to_value(&done.status).unwrap(),
+        done.rescaled_to,
+    )
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn h59_repeated_pod_names_sync_as_the_later_pod_at_the_earlier_place(
+        pods in proptest::collection::vec((0usize..6, any::<bool>(), 100i64..1000, 0i64..2000), 1..12),
+    ) {
+        let mut once: Vec<ListedPod> = Vec::new();
+        for &pod in &pods {
+            match once.iter_mut().find(|p| p.0 == pod.0) {
+                Some(earlier) => *earlier = pod,
+                None => once.push(pod),
+            }
+        }
+        prop_assert_eq!(run_pods(&pods, &pods), run_pods(&once, &pods));
+    }
 
     #[test]
     fn rescales_stay_within_min_and_max(c in cases()) {
