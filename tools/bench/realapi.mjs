@@ -4,7 +4,8 @@
 // run and calls this script). The controller is either Replicore's operator (started here,
 // `--controllers replicaset`, the shipped Node flags) or kube-controller-manager (already
 // started by the wrapper; its pid in KCM_PID). Prints one JSON object: time to PODS pods,
-// creates/s, the controller's CPU while creating, its peak RSS, its RSS after the
+// creates/s, the controller's CPU while creating, the writes the API server answered
+// meanwhile (by verb and resource), its peak RSS, its RSS after the
 // scale-down, and the Events written.
 //
 //   KUBECONFIG=$RUN/admin.kubeconfig CONTROLLER=operator node tools/bench/realapi.mjs
@@ -124,6 +125,24 @@ const list = await must("GET", `/api/v1/namespaces/${NS}/pods?limit=1`);
 const pods = watchPods(list.metadata.resourceVersion);
 const per = Math.floor(PODS / OWNERS);
 const scale = (n, replicas) => must("PATCH", `${rsPath(n)}/scale`, { spec: { replicas } }, "application/merge-patch+json");
+// The API server's own count of the writes it answered, by verb and resource (its
+// `apiserver_request_total`): read before and after the creation, the difference is
+// what the controller (and the 20 scale patches above) spent tokens on.
+const writesSoFar = async () => {
+  const r = await call("GET", "/metrics");
+  const text = typeof r.body === "string" ? r.body : "";
+  const counts = {};
+  for (const m of text.matchAll(/^apiserver_request_total\{([^}]*)\} (\S+)$/gm)) {
+    const label = (k) => new RegExp(`(?:^|,)${k}="([^"]*)"`).exec(m[1])?.[1] ?? "";
+    const verb = label("verb");
+    if (!["POST", "PUT", "PATCH", "DELETE"].includes(verb)) continue;
+    const sub = label("subresource");
+    const key = `${verb} ${label("resource")}${sub ? `/${sub}` : ""}`;
+    counts[key] = (counts[key] ?? 0) + Number(m[2]);
+  }
+  return counts;
+};
+const writes0 = await writesSoFar();
 const cpu0 = cpuSeconds(pid);
 const t0 = performance.now();
 const phases = { createFrom: new Date().toISOString() };
@@ -131,6 +150,13 @@ await Promise.all(names.map((n, i) => scale(n, per + (i < PODS - per * OWNERS ? 
 await waitFor(() => pods.count >= PODS, () => `${PODS} pods (the watch saw ${pods.count}; reopened ${pods.reopened()}, errors ${pods.errors})`);
 const createSeconds = (pods.lastAdded - t0) / 1000;
 const createCpu = cpuSeconds(pid) - cpu0;
+const writes1 = await writesSoFar();
+const writesWhileCreating = Object.fromEntries(
+  Object.entries(writes1)
+    .map(([k, v]) => [k, v - (writes0[k] ?? 0)])
+    .filter(([, v]) => v > 0)
+    .sort(),
+);
 const statusDone = async () => {
   const rs = await must("GET", rsPath());
   return rs.items.every((o) => (o.status?.replicas ?? 0) === o.spec.replicas && o.status?.observedGeneration === o.metadata.generation);
@@ -181,6 +207,7 @@ console.log(
       createSeconds: Number(createSeconds.toFixed(1)),
       createsPerSecond: Math.round(PODS / createSeconds),
       cpuSecondsWhileCreating: Number(createCpu.toFixed(1)),
+      writesWhileCreating,
       cpuMsPerCreatedPod: Number(((createCpu / PODS) * 1000).toFixed(3)),
       statusSettledSeconds: Number(settledSeconds.toFixed(1)),
       cpuSecondsToSettled: Number(settledCpu.toFixed(1)),
