@@ -5,6 +5,8 @@
 # the explain report, the pod facts and the seeded cluster simulator, the one module the
 # playground and the CLI load; `replicore/explain` and `replicore/sim` are views over it)
 # and the engine with the conformance judge (`replicore/judge`, for `replicore conform`);
+# the playground's module is the full one without the exports the page does not call
+# (`replicore/playground`, see playground_module);
 # wasm-opt from npm binaryen (never Debian's: its wasm-opt 108 produces modules that fail
 # to load); then the TypeScript wrapper into dist/. Prints each .wasm's size, raw and
 # gzip. The CLI, operator and dev server are replicore-tools (tools/), built after this
@@ -86,9 +88,36 @@ wasm_module() {
   fi
 }
 
+# playground_module: the playground's module (`replicore/playground`), the full module's
+# size build with the exports its entry does not call removed (binaryen's wasm-metadce,
+# the list in scripts/playground-exports.json), then wasm-opt -Oz again to drop what only
+# they reached. It shares the full module's glue: a function of that glue whose export is
+# gone is simply not in the entry.
+playground_module() {
+  local full=src/wasm-full/replicore_full_small_bg.wasm out=src/wasm-full/replicore_playground_bg.wasm
+  local graph
+  graph=$(mktemp)
+  node --input-type=module -e '
+    import { readFileSync, writeFileSync } from "node:fs";
+    const [full, list, out] = process.argv.slice(1);
+    const { keep, keepPrefixes } = JSON.parse(readFileSync(list, "utf8"));
+    const exports = WebAssembly.Module.exports(new WebAssembly.Module(readFileSync(full))).map((e) => e.name);
+    const missing = keep.filter((n) => !exports.includes(n));
+    if (missing.length) throw new Error(`playground-exports.json names exports the full module lacks: ${missing}`);
+    const kept = exports.filter((n) => n === "memory" || n.startsWith("__") || keep.includes(n) || keepPrefixes.some((p) => n.startsWith(p)));
+    const graph = [{ name: "playground", root: true, reaches: kept.map((n) => `export:${n}`) }, ...exports.map((n) => ({ name: `export:${n}`, export: n }))];
+    writeFileSync(out, JSON.stringify(graph));
+  ' "$full" scripts/playground-exports.json "$graph"
+  wasm-metadce -f "$graph" "$full" -o "$out.dce" > /dev/null
+  wasm-opt -Oz --strip-debug --strip-producers "$out.dce" -o "$out"
+  rm -f "$graph" "$out.dce"
+  size_line "$out" "wasm-small, the playground"
+}
+
 sizes=()
 wasm_module wasm replicore_wasm browser
 wasm_module wasm-full replicore_full browser --features full
+playground_module
 wasm_module wasm-judge replicore_judge node --features judge
 
 rm -rf dist

@@ -12,6 +12,25 @@ export function cluster() {
 }
 
 /** mulberry32: a small seeded PRNG, so a run is replayed by its seed. */
+/**
+ * An autoscaling/v2 HPA of Deployment default/web on cpu at 50 % utilization, from
+ * `minReplicas` to `maxReplicas`, with `behavior` when given.
+ */
+export function cpuHpa(minReplicas, maxReplicas, behavior) {
+  return {
+    apiVersion: "autoscaling/v2",
+    kind: "HorizontalPodAutoscaler",
+    metadata: { name: "web", namespace: "default" },
+    spec: {
+      scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "web" },
+      minReplicas,
+      maxReplicas,
+      metrics: [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 50 } } }],
+      ...(behavior === undefined ? {} : { behavior }),
+    },
+  };
+}
+
 export function prng(seed) {
   let a = seed >>> 0;
   return () => {

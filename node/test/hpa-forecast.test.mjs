@@ -9,21 +9,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as replicore from "replicore";
+import { cpuHpa } from "./helpers.mjs";
 
 const { hpaForecast, isReplicoreError } = replicore;
 
-const hpa = (behavior) => ({
-  apiVersion: "autoscaling/v2",
-  kind: "HorizontalPodAutoscaler",
-  metadata: { name: "web", namespace: "default" },
-  spec: {
-    scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "web" },
-    minReplicas: 2,
-    maxReplicas: 20,
-    metrics: [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 50 } } }],
-    behavior,
-  },
-});
+const hpa = (behavior) => cpuHpa(2, 20, behavior);
 
 const stepUp = (seed) => ({
   hpa: hpa({ scaleUp: { policies: [{ type: "Pods", value: 4, periodSeconds: 60 }] } }),

@@ -5,18 +5,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Simulator } from "replicore/sim";
 import { hpaForecast } from "replicore";
+import { cpuHpa } from "./helpers.mjs";
 
-const hpa = {
-  apiVersion: "autoscaling/v2",
-  kind: "HorizontalPodAutoscaler",
-  metadata: { name: "web", namespace: "default" },
-  spec: {
-    scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "web" },
-    minReplicas: 2,
-    maxReplicas: 10,
-    metrics: [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 50 } } }],
-  },
-};
+const hpa = cpuHpa(2, 10);
 const load = { kind: "spike", base: 2, peak: 9, atSeconds: 60, durationSeconds: 600 };
 
 /** A settled Deployment of 2 whose kubelet plays the forecast's pod model (Running at 5 s, Ready at 30 s). */

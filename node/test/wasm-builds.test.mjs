@@ -49,12 +49,13 @@ test("the browser entries fetch the size build, the Node entries load the speed 
   }
 });
 
-test("the package ships the engine's and the full module's two builds and the judge's, and no other .wasm", () => {
+test("the package ships the engine's and the full module's two builds, the playground's and the judge's, and no other .wasm", () => {
   const wasm = [];
   for (const entry of readdirSync(dist, { recursive: true })) if (String(entry).endsWith(".wasm")) wasm.push(String(entry));
   assert.deepEqual(wasm.sort(), [
     "wasm-full/replicore_full_bg.wasm",
     "wasm-full/replicore_full_small_bg.wasm",
+    "wasm-full/replicore_playground_bg.wasm",
     "wasm-judge/replicore_judge_bg.wasm",
     "wasm/replicore_wasm_bg.wasm",
     "wasm/replicore_wasm_small_bg.wasm",

@@ -7,7 +7,7 @@
 // and explained (`explainHpa`). No autoscaler rule here: every count, bound, band and
 // word comes from the engine.
 
-import { Simulator, explainHpa, hpaForecast, isReplicoreError, type HpaExplanation, type HpaForecast, type HpaForecastStep, type LoadCurve, type LoadPoint } from "replicore/full";
+import { Simulator, explainHpa, hpaForecast, isReplicoreError, type HpaExplanation, type HpaForecast, type HpaForecastStep, type LoadCurve, type LoadPoint } from "replicore/playground";
 import exampleHpa from "../../examples/hpa.json?raw";
 import exampleMetrics from "../../examples/hpa-pod-metrics.json?raw";
 import { byId, h, mount } from "./dom.js";

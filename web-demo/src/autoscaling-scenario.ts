@@ -3,7 +3,7 @@
 // forecast input (`hpaForecast`). Only conversion: the engine reads the HPA object as
 // `kubectl get hpa -o json` prints it and decides everything.
 
-import type { HpaForecastHostInput, IntOrString, LoadCurve, LoadPoint, Scenario, ScenarioDeployment } from "replicore/full";
+import type { HpaForecastHostInput, IntOrString, LoadCurve, LoadPoint, Scenario, ScenarioDeployment } from "replicore/playground";
 
 export type PolicyType = "Pods" | "Percent";
 export type SelectPolicy = "Max" | "Min" | "Disabled";

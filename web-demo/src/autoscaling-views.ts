@@ -5,7 +5,7 @@
 // totals and the engine's explanation of one sync. Pure drawing: every number comes from
 // the engine's forecast or explanation.
 
-import type { HpaExplanation, HpaForecast, HpaForecastStep, HpaForecastTotals, LoadPoint } from "replicore/full";
+import type { HpaExplanation, HpaForecast, HpaForecastStep, HpaForecastTotals, LoadPoint } from "replicore/playground";
 import { h, s, type Child } from "./dom.js";
 
 const W = 680;

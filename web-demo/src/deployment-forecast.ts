@@ -4,7 +4,7 @@
 // replica available), as `kubectl get deploy,rs -o json` would print it right after the
 // template changed. The engine decides everything else (explainReport → forecasts[]).
 
-import { deploymentObjectKeys, explainReport, type ForecastRequest, type Scenario, type SimDeployment } from "replicore/full";
+import { deploymentObjectKeys, explainReport, type ForecastRequest, type Scenario, type SimDeployment } from "replicore/playground";
 import type { ForecastView } from "./deployment-views.js";
 
 function template(name: string, image: string, hash?: string): Record<string, unknown> {

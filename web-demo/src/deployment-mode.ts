@@ -14,7 +14,7 @@ import {
   type ScenarioDeployment,
   type IntOrString,
   type SimState,
-} from "replicore/full";
+} from "replicore/playground";
 import { PlayClock } from "./play-clock.js";
 import { byId, h, mount, vtime } from "./dom.js";
 import { forecastOfRun, report } from "./deployment-forecast.js";

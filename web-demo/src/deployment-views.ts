@@ -2,7 +2,7 @@
 // surge/unavailability band, then one lane per ReplicaSet), the lane, condition, sync and
 // forecast tables. Pure drawing: every number arrives from the simulator or the engine.
 
-import type { DeploymentSample, LaneSample } from "replicore/full";
+import type { DeploymentSample, LaneSample } from "replicore/playground";
 import { h, s, type Child } from "./dom.js";
 
 /** A ReplicaSet at one instant, as the lanes table shows it. */

@@ -2,7 +2,7 @@
 // what a sync of each ReplicaSet would do now, its scale-down order with the rule that
 // placed each pod, which pods a scale to N would delete, under the chosen feature gates.
 
-import { deletionCostAnnotation, explainJson, isReplicoreError, podFacts, type Config, type Explanation, type OwnerExplanation, type VictimExplanation } from "replicore/full";
+import { deletionCostAnnotation, explainJson, isReplicoreError, podFacts, type Config, type Explanation, type OwnerExplanation, type VictimExplanation } from "replicore/playground";
 import exampleCluster from "../../examples/cluster.json?raw";
 import { byId, h, mount } from "./dom.js";
 import { openEditor, type PodChanges } from "./editor.js";

@@ -3,7 +3,7 @@
 // of the visible tab kept in the URL's hash, keyboard shortcuts.
 
 import "./style.css";
-import { version } from "replicore/full";
+import { version } from "replicore/playground";
 import { byId } from "./dom.js";
 import { setupEditor } from "./editor.js";
 import { EXAMPLE_NOW, EXAMPLE_TEXT, ImportMode } from "./import-mode.js";

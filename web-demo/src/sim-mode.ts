@@ -3,7 +3,7 @@
 // driven by play/pause/step at a chosen speed, with every view drawn from its state, its
 // trace and its history. The scenario with the edits made so far goes in the URL.
 
-import { Simulator, isReplicoreError, type Faults, type Scenario, type SimOwner, type SimPod, type SimState, type SyncTrace, type TraceEntry } from "replicore/full";
+import { Simulator, isReplicoreError, type Faults, type Scenario, type SimOwner, type SimPod, type SimState, type SyncTrace, type TraceEntry } from "replicore/playground";
 import { PlayClock } from "./play-clock.js";
 import { byId, duration, h, mount, vtime } from "./dom.js";
 import { openEditor } from "./editor.js";

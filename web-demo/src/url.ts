@@ -2,7 +2,7 @@
 // deflate-compressed JSON of a `PageState` (what the page writes), or `#json=` + the
 // URI-encoded JSON itself (handy to write by hand or from a script).
 
-import type { FeatureGates, Scenario } from "replicore/full";
+import type { FeatureGates, Scenario } from "replicore/playground";
 import type { HpaScenario } from "./autoscaling-scenario.js";
 
 export type Mode = "sim" | "import" | "deploy" | "hpa";

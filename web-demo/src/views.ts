@@ -2,7 +2,7 @@
 // the timeline chart. They render plain view models; the modes turn the simulator's state
 // or an imported snapshot into those.
 
-import { deletionCostAnnotation, rankRuleTexts, type RankRule, type Sample } from "replicore/full";
+import { deletionCostAnnotation, rankRuleTexts, type RankRule, type Sample } from "replicore/playground";
 import { duration, h, s, type Child } from "./dom.js";
 
 /** A pod as the cluster view and the editor show it. */
