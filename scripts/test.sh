@@ -33,7 +33,7 @@ CARGO_TARGET_DIR=target/fuzz-stable cargo test --manifest-path fuzz/Cargo.toml -
 step "cargo-fuzz: every target for a bounded run (scripts/fuzz.sh 30)"
 bash scripts/fuzz.sh 30
 
-step "npm packages: replicore (wasm-pack build of three modules, the engine and the full module also for size, wasm-opt, tsc strict), then replicore-tools (tsc strict)"
+step "npm packages: replicore (wasm-pack build of three modules, the engine and the full module also for size, the playground's module from the full one, wasm-opt, tsc strict), then replicore-tools (tsc strict)"
 npm run --silent build
 
 step "TypeScript: the replicore package and a strict consumer of @kubernetes/client-node types; replicore-tools"
