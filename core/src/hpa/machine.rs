@@ -577,6 +577,16 @@ pub(crate) struct SyncTrace {
 /// H-51: `retry.DefaultRetry` allows five attempts.
 const MAX_SCALE_ATTEMPTS: u32 = 5;
 
+/// Puts a listed pod's record at its position: appended when the position is new, in
+/// place of the earlier pod of its name otherwise (H-59: the later pod of a name wins, at
+/// the earlier one's place).
+fn put<T>(records: &mut Vec<T>, at: usize, record: T) {
+    match records.get_mut(at) {
+        Some(slot) => *slot = record,
+        None => records.push(record),
+    }
+}
+
 /// H-59: a listed pod the sync reads: in the HPA's namespace and named by the selector
 /// (the host may answer with more).
 fn in_listing(pod: &HpaPod, namespace: &str, selector: &Selector) -> bool {
@@ -1035,30 +1045,14 @@ impl HpaSync {
             }
         }
         let gate = self.input.feature_gates.pod_level_resources;
-        let request =
-            |p: &HpaPod, r: &Requested| pods::pod_request(p, &r.container, &r.resource, gate).ok();
         // The names are indexed after the pass (`PodNames::append`); should one repeat,
-        // the pass runs again with the name looked up pod by pod.
-        self.names = PodNames::with_capacity(pods.len());
-        self.listed = Vec::with_capacity(pods.len());
-        self.facts = Vec::with_capacity(pods.len());
+        // the pass runs again with each name looked up as it comes (`PodNames::insert`).
         let mut hashes = Vec::with_capacity(pods.len());
-        for (i, p) in pods.iter().enumerate() {
-            if !in_listing(p, &ns, &selector) {
-                continue;
-            }
-            self.names.append(&p.metadata.name, &mut hashes);
-            self.listed.push(i);
-            self.facts.push(PodFacts::of(p));
-            for r in &mut requested {
-                let v = request(p, r);
-                r.values.push(v);
-            }
-        }
-        if !self.names.index_unique(&hashes) {
-            self.names = PodNames::with_capacity(pods.len());
-            self.listed.clear();
-            self.facts.clear();
+        let mut names = PodNames::with_capacity(pods.len());
+        let (mut listed, mut facts) = (Vec::new(), Vec::new());
+        let mut pass = |position: &mut dyn FnMut(&str) -> usize| {
+            listed = Vec::with_capacity(pods.len());
+            facts = Vec::with_capacity(pods.len());
             for r in &mut requested {
                 r.values.clear();
             }
@@ -1066,32 +1060,23 @@ impl HpaSync {
                 if !in_listing(p, &ns, &selector) {
                     continue;
                 }
-                let (at, new) = self.names.insert(&p.metadata.name);
-                let facts = PodFacts::of(p);
-                if new {
-                    self.listed.push(i);
-                    self.facts.push(facts);
-                    for r in &mut requested {
-                        let v = request(p, r);
-                        r.values.push(v);
-                    }
-                } else {
-                    // H-59: the later pod of a name wins, at the earlier one's place.
-                    if let Some(slot) = self.listed.get_mut(at) {
-                        *slot = i;
-                    }
-                    if let Some(slot) = self.facts.get_mut(at) {
-                        *slot = facts;
-                    }
-                    for r in &mut requested {
-                        let v = request(p, r);
-                        if let Some(slot) = r.values.get_mut(at) {
-                            *slot = v;
-                        }
-                    }
+                let at = position(&p.metadata.name);
+                put(&mut listed, at, i);
+                put(&mut facts, at, PodFacts::of(p));
+                for r in &mut requested {
+                    let v = pods::pod_request(p, &r.container, &r.resource, gate).ok();
+                    put(&mut r.values, at, v);
                 }
             }
+        };
+        pass(&mut |name| names.append(name, &mut hashes));
+        if !names.index_unique(&hashes) {
+            names = PodNames::with_capacity(pods.len());
+            pass(&mut |name| names.insert(name).0);
         }
+        self.names = names;
+        self.listed = listed;
+        self.facts = facts;
         self.requested = requested;
         self.pods = pods;
         // H-59: the registered HPAs of the namespace whose stored selector matches one of

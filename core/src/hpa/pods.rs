@@ -105,10 +105,12 @@ impl PodNames {
     /// Probing the table while each pod is read finds its slot gone from the caches,
     /// pushed out by the pods' own reads; built afterwards in one tight loop, the probes
     /// overlap.
-    pub(crate) fn append(&mut self, name: &str, hashes: &mut Vec<u32>) {
+    /// Its position is returned.
+    pub(crate) fn append(&mut self, name: &str, hashes: &mut Vec<u32>) -> usize {
         hashes.push(name_hash(name));
         self.bytes.push_str(name);
         self.ends.push(self.bytes.len() as u32);
+        self.ends.len() - 1
     }
 
     /// Indexes the names [`PodNames::append`] added (`hashes` theirs, in order); `false`
