@@ -49,6 +49,10 @@ npm --workspace node test --silent
 step "node --test, replicore-tools: the CLI, the operator and the dev server (with a kubectl 1.20 session)"
 npm --workspace tools test --silent
 
+step "autoscaler benchmarks: one HPA sync natively on upstream's inputs (100 / 1,000 / 10,000 pods, beside upstream's figures and the 10,000-pod time over the 1,000-pod one) and the one-hour forecast natively and through wasm in Node (figures printed, docs/performance.md)"
+cargo bench -p replicore --bench hpa --locked -- zzz
+npm --workspace node run --silent bench -- hpaForecast
+
 step "operator benchmark over the dev-server (100 ReplicaSets, 10,000 pods, shipped Node flags; fails if the pods do not converge; figures printed, compared with kube-controller-manager's in docs/performance.md)"
 EVENT_SECONDS=10 npm --workspace tools run --silent bench:operator
 
