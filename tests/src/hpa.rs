@@ -70,7 +70,7 @@ pub fn judge_hpa_replicas(case: &Value) -> Judged {
         .map_err(|e| fail(&name, "input.selector", "a selector", e.to_string()))?;
     let mut listed: Vec<&HpaPod> = pods
         .iter()
-        .filter(|p| p.metadata.namespace == namespace && p.metadata.selected_by(&selector))
+        .filter(|p| p.listed_by(namespace, &selector))
         .collect();
     let names = PodNames::dedupe(&mut listed, |p| p.metadata.name.as_str());
     let facts: Vec<PodFacts> = listed.iter().map(|p| PodFacts::of(p)).collect();

@@ -587,13 +587,6 @@ fn put<T>(records: &mut Vec<T>, at: usize, record: T) {
     }
 }
 
-/// H-59: a listed pod the sync reads: in the HPA's namespace and named by the selector
-/// (the host may answer with more).
-fn in_listing(pod: &HpaPod, namespace: &str, selector: &Selector) -> bool {
-    crate::replicaset::digest::same_bytes(pod.metadata.namespace.as_bytes(), namespace.as_bytes())
-        && pod.metadata.selected_by(selector)
-}
-
 impl HpaSync {
     /// Starts a sync: the first call is ready at [`HpaSync::next`].
     pub fn new(input: HpaSyncInput) -> HpaSync {
@@ -1047,7 +1040,6 @@ impl HpaSync {
         let gate = self.input.feature_gates.pod_level_resources;
         // The names are indexed after the pass (`PodNames::append`); should one repeat,
         // the pass runs again with each name looked up as it comes (`PodNames::insert`).
-        let mut hashes = Vec::with_capacity(pods.len());
         let mut names = PodNames::with_capacity(pods.len());
         let (mut listed, mut facts) = (Vec::new(), Vec::new());
         let mut pass = |position: &mut dyn FnMut(&str) -> usize| {
@@ -1057,7 +1049,7 @@ impl HpaSync {
                 r.values.clear();
             }
             for (i, p) in pods.iter().enumerate() {
-                if !in_listing(p, &ns, &selector) {
+                if !p.listed_by(&ns, &selector) {
                     continue;
                 }
                 let at = position(&p.metadata.name);
@@ -1069,8 +1061,8 @@ impl HpaSync {
                 }
             }
         };
-        pass(&mut |name| names.append(name, &mut hashes));
-        if !names.index_unique(&hashes) {
+        pass(&mut |name| names.append(name));
+        if !names.index_unique() {
             names = PodNames::with_capacity(pods.len());
             pass(&mut |name| names.insert(name).0);
         }

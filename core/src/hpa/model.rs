@@ -888,6 +888,15 @@ pub struct PodCondition {
 }
 
 impl HpaPod {
+    /// H-59: is this pod one the sync lists for an HPA of `namespace` whose target selects
+    /// by `selector`? (A host may answer `listPods` with more.)
+    pub fn listed_by(&self, namespace: &str, selector: &crate::selector::Selector) -> bool {
+        crate::replicaset::digest::same_bytes(
+            self.metadata.namespace.as_bytes(),
+            namespace.as_bytes(),
+        ) && self.metadata.selected_by(selector)
+    }
+
     /// The first `Ready` condition, as `podutil.GetPodCondition` finds it.
     pub(crate) fn ready_condition(&self) -> Option<&PodCondition> {
         self.status.conditions.iter().find(|c| c.type_ == "Ready")

@@ -40,6 +40,8 @@ pub struct PodNames {
     /// Every name, in position order; `ends[i]` is where the i-th ends.
     bytes: String,
     ends: Vec<u32>,
+    /// The hashes of the names appended and not yet indexed ([`PodNames::append`]).
+    unindexed: Vec<u32>,
     /// For each sample of the list attached last, in list order, one more than the
     /// position it named (0: none): the next metric's list, usually in the same order,
     /// is checked against it first.
@@ -62,6 +64,7 @@ impl PodNames {
             slots: vec![(0, 0); size],
             bytes: String::with_capacity(pods * 24),
             ends: Vec::with_capacity(pods),
+            unindexed: Vec::with_capacity(pods),
             last: RefCell::default(),
         }
     }
@@ -101,27 +104,30 @@ impl PodNames {
     }
 
     /// Appends the next listed pod's name without indexing it (the pass over the pods
-    /// calls this; [`PodNames::index_unique`] indexes every appended name after it).
+    /// calls this; [`PodNames::index_unique`] indexes the appended names after it).
     /// Probing the table while each pod is read finds its slot gone from the caches,
     /// pushed out by the pods' own reads; built afterwards in one tight loop, the probes
     /// overlap.
     /// Its position is returned.
-    pub(crate) fn append(&mut self, name: &str, hashes: &mut Vec<u32>) -> usize {
-        hashes.push(name_hash(name));
+    pub(crate) fn append(&mut self, name: &str) -> usize {
+        self.unindexed.push(name_hash(name));
         self.bytes.push_str(name);
         self.ends.push(self.bytes.len() as u32);
         self.ends.len() - 1
     }
 
-    /// Indexes the names [`PodNames::append`] added (`hashes` theirs, in order); `false`
-    /// when one repeats an earlier one (the index is then incomplete: the caller starts
-    /// again with [`PodNames::insert`], which keeps the later pod of a name).
-    pub(crate) fn index_unique(&mut self, hashes: &[u32]) -> bool {
+    /// Indexes the names [`PodNames::append`] added (the names before them are indexed
+    /// already); `false` when one repeats an earlier one (the index is then incomplete:
+    /// the caller starts again with [`PodNames::insert`], which keeps the later pod of a
+    /// name).
+    pub(crate) fn index_unique(&mut self) -> bool {
         while self.ends.len() * 4 >= self.slots.len() * 3 {
             self.grow();
         }
         let mask = self.slots.len() - 1;
-        for (pos, &hash) in hashes.iter().enumerate() {
+        let hashes = std::mem::take(&mut self.unindexed);
+        let first = self.ends.len().saturating_sub(hashes.len());
+        for (pos, &hash) in (first..).zip(&hashes) {
             let mut at = hash as usize & mask;
             loop {
                 let Some(&(h, seen)) = self.slots.get(at) else {
@@ -763,11 +769,11 @@ mod tests {
         assert_eq!(PodNames::default().find("a"), None);
         // Names appended, then indexed at once: found where appended; a repeat refused.
         let index = |names: &[&str]| {
-            let (mut index, mut hashes) = (PodNames::with_capacity(names.len()), Vec::new());
+            let mut index = PodNames::with_capacity(names.len());
             for n in names {
-                index.append(n, &mut hashes);
+                index.append(n);
             }
-            (index.index_unique(&hashes), index)
+            (index.index_unique(), index)
         };
         let (unique, appended) = index(&["a", "b", "c"]);
         assert!(unique);
